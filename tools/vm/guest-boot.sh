@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 inside a test VM, on the host's userland (overlay over 9p).
+# Sets up the minimum a test needs (pseudo filesystems, a private /tmp, eth0
+# with this host's documentation-range addresses), runs the requested script
+# under a hard timeout, then always saves dmesg and an exit status to the
+# output share before powering off. No `set -e`: PID 1 must reach poweroff.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+halt() {
+	sync
+	/bin/busybox poweroff -f
+	echo o > /proc/sysrq-trigger
+	sleep 1000
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+# /tmp and /run would otherwise show the host's (read-only) ones.
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+
+vmout=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in vmout=*) vmout=${arg#vmout=} ;; esac
+done
+if [ -z "$vmout" ] || [ ! -r "$vmout/vm.conf" ]; then
+	echo "SRDMA-VM-EXIT rc=125 (no vm.conf)"
+	halt
+fi
+# shellcheck source=/dev/null
+. "$vmout/vm.conf"
+export VM_OUT=$vmout VM_HOST VM_NHOSTS VM_REPO VM_STEP_TIMEOUT
+export VM_IP4="192.0.2.$((10 + VM_HOST))" VM_IP6="2001:db8::$((10 + VM_HOST))"
+export PATH="$VM_REPO/tools/vm/bin:$PATH" HOME=/root TERM=dumb LANG=C.UTF-8
+echo "SRDMA-VM-BOOTED host$VM_HOST uptime=$(cut -d' ' -f1 /proc/uptime)s"
+
+hostname "host$VM_HOST"
+{
+	echo "127.0.0.1 localhost"
+	echo "::1 localhost"
+	for ((i = 1; i <= VM_NHOSTS; i++)); do
+		echo "192.0.2.$((10 + i)) host$i"
+		echo "2001:db8::$((10 + i)) host$i-6"
+	done
+} > /etc/hosts
+
+ip link set lo up
+modprobe virtio_net
+for _ in $(seq 50); do
+	[ -e /sys/class/net/eth0 ] && break
+	sleep 0.1
+done
+ip addr add "$VM_IP4/24" dev eth0
+ip -6 addr add "$VM_IP6/64" dev eth0 nodad
+ip link set eth0 up
+
+cd "$VM_REPO" || true
+start=$(cut -d' ' -f1 /proc/uptime)
+# The script's own output goes to the console and to script.log; the
+# overall timeout is the last line of defence, steps have their own.
+timeout -k 10 "$VM_SCRIPT_TIMEOUT" "${VM_CMD[@]}" < /dev/null 2>&1 |
+	tee "$VM_OUT/script.log"
+rc=${PIPESTATUS[0]}
+[ "$rc" = 124 ] && echo "SRDMA-VM: script timed out after ${VM_SCRIPT_TIMEOUT}s"
+end=$(cut -d' ' -f1 /proc/uptime)
+
+dmesg > "$VM_OUT/dmesg.txt" 2>&1
+echo "$rc" > "$VM_OUT/rc"
+echo "SRDMA-VM-EXIT host$VM_HOST rc=$rc script=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b-a}')s"
+halt

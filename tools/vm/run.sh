@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot 1..N VMs of the distro kernel on one virtual Ethernet wire and run a
+# command in each (the same command; it tells hosts apart by $VM_HOST).
+#
+#   tools/vm/run.sh [-n HOSTS] [-t SECONDS] [-N NAME] [-m MB] [-s SMP] -- CMD [ARG]...
+#
+# Host i is "host$i" with 192.0.2.(10+i)/24 and 2001:db8::(10+i)/64 on eth0.
+# The host's / is the guest's / (read-only, tmpfs overlay on top), so CMD and
+# the repo live at the same paths. Results: build/vm/out/NAME/host$i/
+#   console.log  serial console (kernel messages at warning level and up)
+#   script.log   CMD's output          dmesg.txt  full kernel log
+#   rc           CMD's exit status     plus whatever CMD writes to $VM_OUT
+# Exit status: 0 if every host's CMD exited 0 and its kernel log is clean;
+# otherwise CMD's status (first failing host), 1 for a dirty kernel log,
+# 124 for a timeout, 125 if the VM never reported.
+set -euo pipefail
+here=$(dirname "$0")
+. "$here/../lib.sh"
+
+hosts=1 limit=600 name= mem=2048 smp=
+while getopts "n:t:N:m:s:h" o; do
+	case "$o" in
+	n) hosts=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	N) name=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	s) smp=$OPTARG ;;
+	*) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "$#" -gt 0 ] || die "no command given (see $0 -h)"
+[[ "$hosts" =~ ^[1-9][0-9]?$ ]] || die "bad host count: $hosts"
+
+kver=$(srdma_kver) || die "no kernel with headers and /boot/vmlinuz; run 'make deps'"
+command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 missing; run 'make deps'"
+initrd=$("$here/initramfs.sh" "$kver")
+accel=$("$here/accel.sh" "$kver")
+ncpu=$(nproc)
+# Two cores and two VMs: one vCPU each, or TCG threads fight for the host.
+[ -n "$smp" ] || smp=$((ncpu / hosts > 0 ? ncpu / hosts : 1))
+[ "$smp" -le 4 ] || smp=4
+
+name=${name:-$(date +%Y%m%d-%H%M%S)-$$}
+run="$SRDMA_REPO/build/vm/out/$name"
+rm -rf "$run"
+mkdir -p "$run"
+case "$run" in *[[:space:]]*) die "output path has white space: $run" ;; esac
+
+# Resolve the command to an absolute path: the guest starts in the repo, but
+# a relative path given from elsewhere must still work.
+cmd=("$@")
+if [[ "${cmd[0]}" == */* ]] && [ -e "${cmd[0]}" ]; then
+	cmd[0]=$(realpath "${cmd[0]}")
+	case "${cmd[0]}" in /tmp/*) die "the guest's /tmp is its own tmpfs: put ${cmd[0]} elsewhere" ;; esac
+fi
+
+free_port() {
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The wire: one VM needs no peer (a lone hub port keeps the link up); two are
+# a point-to-point TCP socket; three or more share a loopback multicast group.
+port=$(free_port)
+netdev_for() {
+	local i=$1
+	if [ "$hosts" -eq 1 ]; then
+		echo "hubport,id=n0,hubid=0"
+	elif [ "$hosts" -eq 2 ]; then
+		if [ "$i" -eq 1 ]; then echo "socket,id=n0,listen=127.0.0.1:$port"
+		else echo "socket,id=n0,connect=127.0.0.1:$port"; fi
+	else
+		echo "socket,id=n0,mcast=239.192.0.1:$port,localaddr=127.0.0.1"
+	fi
+}
+
+declare -a pids
+say "booting $hosts VM(s) of $kver (${accel%% -cpu*}, smp $smp, ${mem}M), output in ${run#"$SRDMA_REPO"/}"
+t0=$(now)
+for ((i = 1; i <= hosts; i++)); do
+	out="$run/host$i"
+	mkdir -p "$out"
+	{
+		echo "VM_HOST=$i"
+		echo "VM_NHOSTS=$hosts"
+		printf 'VM_REPO=%q\n' "$SRDMA_REPO"
+		echo "VM_SCRIPT_TIMEOUT=$((limit > 60 ? limit - 30 : limit))"
+		echo "VM_STEP_TIMEOUT=${VM_STEP_TIMEOUT:-60}"
+		printf 'VM_CMD=('; printf ' %q' "${cmd[@]}"; echo ' )'
+	} > "$out/vm.conf"
+	# shellcheck disable=SC2086 # $accel is a list of options
+	timeout -k 10 "$limit" qemu-system-x86_64 $accel -m "$mem" -smp "$smp" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+		-append "console=ttyS0 loglevel=5 panic=-1 vmout=$out vmboot=$SRDMA_REPO/tools/vm/guest-boot.sh" \
+		-serial "file:$out/console.log" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
+		-netdev "$(netdev_for "$i")" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:5d:00:$(printf %02x "$i")" \
+		> "$out/qemu.log" 2>&1 &
+	pids[i]=$!
+	# The connecting side fails at once if the listener is not up yet.
+	if [ "$hosts" -eq 2 ] && [ "$i" -eq 1 ]; then
+		for _ in $(seq 100); do
+			ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+			sleep 0.1
+		done
+	fi
+done
+
+status=0
+for ((i = 1; i <= hosts; i++)); do
+	out="$run/host$i"
+	qrc=0
+	wait "${pids[i]}" || qrc=$?
+	hrc=
+	if [ -r "$out/rc" ]; then
+		hrc=$(cat "$out/rc")
+	else
+		# Fallback: the marker line on the console.
+		hrc=$(sed -n 's/.*SRDMA-VM-EXIT host[0-9]* rc=\([0-9]*\).*/\1/p' "$out/console.log" 2>/dev/null | tail -n 1)
+	fi
+	if [ -z "$hrc" ]; then
+		if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+			echo "host$i: TIMEOUT: VM killed after ${limit}s" >&2
+			hrc=124
+		else
+			echo "host$i: VM exited ($qrc) without reporting a result" >&2
+			hrc=125
+		fi
+	fi
+	boot=$(sed -n 's/.*SRDMA-VM-BOOTED host[0-9]* uptime=\([0-9.]*\)s.*/\1/p' "$out/console.log" 2>/dev/null | head -n 1)
+	logs=("$out/dmesg.txt")
+	[ -r "$out/dmesg.txt" ] || logs=("$out/console.log")
+	if ! "$here/scan-dmesg.sh" "${logs[@]}" > "$out/dmesg-hits.txt"; then
+		echo "host$i: kernel log has oops/BUG/WARNING:" >&2
+		sed 's/^/    /' "$out/dmesg-hits.txt" | head -n 20 >&2
+		[ "$hrc" != 0 ] || hrc=1
+	fi
+	echo "host$i: rc=$hrc (booted in ${boot:-?}s)" >&2
+	if [ "$hrc" != 0 ]; then
+		[ "$status" != 0 ] || status=$hrc
+		echo "---- host$i console (last 30 lines): ${out#"$SRDMA_REPO"/}/console.log" >&2
+		tail -n 30 "$out/console.log" 2>/dev/null | sed 's/^/    /' >&2 || true
+		[ ! -s "$out/qemu.log" ] || { echo "---- qemu:" >&2; sed 's/^/    /' "$out/qemu.log" >&2; }
+	fi
+done
+say "VM run $name done in $(elapsed "$t0")s: status $status"
+exit "$status"
