@@ -1,8 +1,10 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Host-side helpers shared by tools/*.sh. Source it; it defines functions only
 # (plus SRDMA_REPO), so sourcing never has side effects on the caller's shell.
 
 # Repository root: the directory above tools/, wherever the clone lives.
+# shellcheck disable=SC2034 # used by the scripts that source this
 SRDMA_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -22,7 +24,7 @@ srdma_kver() {
 	while read -r v; do
 		[ -n "$v" ] || continue
 		[ -d "/lib/modules/$v/build" ] && [ -r "/boot/vmlinuz-$v" ] && best=$v
-	done < <(ls -1 /lib/modules 2>/dev/null | sort -V)
+	done < <(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort -V)
 	[ -n "$best" ] || return 1
 	echo "$best"
 }

@@ -7,11 +7,13 @@
 # seconds. The verdict is cached per kernel under build/vm/.
 # SRDMA_VM_ACCEL=tcg|kvm forces a choice without probing.
 set -euo pipefail
+# shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 kver=${1:-$(srdma_kver)}
 tcg="-accel tcg,thread=multi -cpu max"
 kvm="-accel kvm -cpu max"
+read -r -a kvm_opts <<< "$kvm"
 
 case "${SRDMA_VM_ACCEL:-auto}" in
 tcg) echo "$tcg"; exit 0 ;;
@@ -27,7 +29,7 @@ cache="$SRDMA_REPO/build/vm/accel-$kver"
 if [ ! -f "$cache" ]; then
 	mkdir -p "$(dirname "$cache")"
 	log=$(mktemp)
-	timeout -k 2 20 qemu-system-x86_64 $kvm -m 512 -nodefaults -no-user-config \
+	timeout -k 2 20 qemu-system-x86_64 "${kvm_opts[@]}" -m 512 -nodefaults -no-user-config \
 		-display none -no-reboot -serial "file:$log" \
 		-kernel "/boot/vmlinuz-$kver" -append "console=ttyS0 panic=-1" \
 		> /dev/null 2>&1 || true

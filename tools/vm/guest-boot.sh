@@ -28,7 +28,8 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 
 vmout=
-for arg in $(cat /proc/cmdline); do
+read -r -a cmdline < /proc/cmdline
+for arg in "${cmdline[@]}"; do
 	case "$arg" in vmout=*) vmout=${arg#vmout=} ;; esac
 done
 if [ -z "$vmout" ] || [ ! -r "$vmout/vm.conf" ]; then

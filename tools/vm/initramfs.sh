@@ -5,6 +5,7 @@
 # dependency order. Cached under build/vm/ keyed by a hash of every input, so
 # a changed init script, busybox or kernel package rebuilds it automatically.
 set -euo pipefail
+# shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 kver=${1:-$(srdma_kver)} || die "no kernel with headers and /boot/vmlinuz; run 'make deps'"

@@ -16,9 +16,10 @@
 # 124 for a timeout, 125 if the VM never reported.
 set -euo pipefail
 here=$(dirname "$0")
+# shellcheck source=tools/lib.sh
 . "$here/../lib.sh"
 
-hosts=1 limit=600 name= mem=2048 smp=
+hosts=1 limit=600 name='' mem=2048 smp=''
 while getopts "n:t:N:m:s:h" o; do
 	case "$o" in
 	n) hosts=$OPTARG ;;
