@@ -29,7 +29,8 @@ outdir="$SRDMA_REPO/build/vm"
 img="$outdir/initramfs-$kver.cpio.gz"
 key=$( {
 	echo "$kver"
-	sha256sum "$SRDMA_REPO/tools/vm/init" "$busybox" "$0"
+	# Contents, not names: the same script reached by another path is the same.
+	cat "$SRDMA_REPO/tools/vm/init" "$busybox" "$0" | sha256sum
 	for f in $mods; do stat -c '%n %s %Y' "$f"; done
 } | sha256sum | cut -d' ' -f1)
 
