@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Completion queues. The kernel produces completions; user space (librxe)
+ * or a kernel consumer (poll_cq) consumes them. User CQ slots hold
+ * struct ib_uverbs_wc, kernel ones struct ib_wc. Indices read back from
+ * user memory are masked and never trusted for anything but fullness.
+ */
+#include "srdma.h"
+
+static u32 srdma_cq_elem_size(bool is_user)
+{
+	return is_user ? sizeof(struct ib_uverbs_wc) : sizeof(struct ib_wc);
+}
+
+int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct srdma_dev *dev = to_sdev(ibcq->device);
+	struct srdma_cq *cq = to_scq(ibcq);
+	struct rxe_create_cq_resp resp = {};
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SRDMA_MAX_CQE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	if (atomic_inc_return(&dev->num_cq) > SRDMA_MAX_CQ) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&cq->lock);
+	cq->is_user = !!udata;
+	err = srdma_queue_init(dev, &cq->q, attr->cqe,
+			       srdma_cq_elem_size(cq->is_user), udata,
+			       &resp.mi);
+	if (err)
+		goto err_count;
+	ibcq->cqe = srdma_queue_slots(&cq->q) - 1;
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_queue;
+	}
+	return 0;
+
+err_queue:
+	srdma_queue_fini(&cq->q);
+err_count:
+	atomic_dec(&dev->num_cq);
+	return err;
+}
+
+int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct srdma_cq *cq = to_scq(ibcq);
+
+	/* ib_core refuses while QPs or SRQs still use this CQ */
+	srdma_queue_fini(&cq->q);
+	atomic_dec(&to_sdev(ibcq->device)->num_cq);
+	return 0;
+}
+
+static u32 srdma_cq_cons(struct srdma_cq *cq)
+{
+	return smp_load_acquire(&cq->q.buf->consumer_index) & cq->q.index_mask;
+}
+
+static u32 srdma_cq_count(struct srdma_cq *cq)
+{
+	return (cq->prod - srdma_cq_cons(cq)) & cq->q.index_mask;
+}
+
+static void srdma_fill_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
+{
+	memset(uwc, 0, sizeof(*uwc));
+	uwc->wr_id = wc->wr_id;
+	uwc->status = wc->status;
+	uwc->opcode = wc->opcode;
+	uwc->vendor_err = wc->vendor_err;
+	uwc->byte_len = wc->byte_len;
+	uwc->ex.imm_data = (__force __u32)wc->ex.imm_data;
+	uwc->qp_num = wc->qp->qp_num;
+	uwc->src_qp = wc->src_qp;
+	uwc->wc_flags = wc->wc_flags;
+	uwc->pkey_index = wc->pkey_index;
+	uwc->slid = wc->slid;
+	uwc->sl = wc->sl;
+	uwc->dlid_path_bits = wc->dlid_path_bits;
+	uwc->port_num = wc->port_num;
+}
+
+/*
+ * Post one completion. Returns -ENOSPC on overflow, after raising the CQ
+ * error event; the caller then moves its QP to the error state.
+ */
+int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	struct srdma_dev *dev = to_sdev(cq->ibcq.device);
+	unsigned long flags;
+	bool notify;
+	void *slot;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (unlikely(cq->overflowed ||
+		     ((cq->prod + 1) & cq->q.index_mask) == srdma_cq_cons(cq))) {
+		bool first = !cq->overflowed;
+
+		cq->overflowed = true;
+		spin_unlock_irqrestore(&cq->lock, flags);
+		srdma_count(dev, SRDMA_CNT_CQ_OVERFLOW);
+		if (first && cq->ibcq.event_handler) {
+			struct ib_event ev = {
+				.device = cq->ibcq.device,
+				.element.cq = &cq->ibcq,
+				.event = IB_EVENT_CQ_ERR,
+			};
+
+			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+		}
+		return -ENOSPC;
+	}
+
+	slot = srdma_queue_addr(&cq->q, cq->prod);
+	if (cq->is_user)
+		srdma_fill_uwc(slot, wc);
+	else
+		memcpy(slot, wc, sizeof(*wc));
+	cq->prod = (cq->prod + 1) & cq->q.index_mask;
+	smp_store_release(&cq->q.buf->producer_index, cq->prod);
+
+	notify = cq->notify == IB_CQ_NEXT_COMP ||
+		 (cq->notify == IB_CQ_SOLICITED &&
+		  (solicited || wc->status != IB_WC_SUCCESS));
+	if (notify)
+		cq->notify = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return 0;
+}
+
+int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct srdma_cq *cq = to_scq(ibcq);
+	struct rxe_queue_buf *buf = cq->q.buf;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num) {
+		u32 cons = buf->consumer_index & cq->q.index_mask;
+
+		if (cons == cq->prod)
+			break;
+		memcpy(&wc[n++], srdma_queue_addr(&cq->q, cons), sizeof(*wc));
+		smp_store_release(&buf->consumer_index,
+				  (cons + 1) & cq->q.index_mask);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct srdma_cq *cq = to_scq(ibcq);
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && srdma_cq_count(cq))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/* Grow or shrink; the entries not yet polled move to the new ring. */
+int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct srdma_dev *dev = to_sdev(ibcq->device);
+	struct srdma_cq *cq = to_scq(ibcq);
+	struct rxe_resize_cq_resp resp = {};
+	struct srdma_queue nq, oq;
+	unsigned long flags;
+	u32 count, cons, i;
+	int err;
+
+	if (cqe < 1 || cqe > SRDMA_MAX_CQE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+
+	err = srdma_queue_init(dev, &nq, cqe, cq->q.elem_size, udata,
+			       &resp.mi);
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	count = srdma_cq_count(cq);
+	if (count > nq.index_mask) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		srdma_queue_fini(&nq);
+		return -EINVAL;
+	}
+	cons = srdma_cq_cons(cq);
+	for (i = 0; i < count; i++)
+		memcpy(srdma_queue_addr(&nq, i),
+		       srdma_queue_addr(&cq->q, cons + i), cq->q.elem_size);
+	nq.buf->producer_index = count;
+	nq.buf->consumer_index = 0;
+	oq = cq->q;
+	cq->q = nq;
+	cq->prod = count;
+	cq->overflowed = false;
+	ibcq->cqe = nq.index_mask;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	srdma_queue_fini(&oq);
+	if (udata) {
+		/* the old ring is gone either way; report the new one */
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			return err;
+	}
+	return 0;
+}

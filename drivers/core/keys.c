@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory-key table, shared by both transports. A key is
+ * (index << 8 | byte): the index finds the object in an xarray, the byte
+ * is a per-registration generation (or the consumer's key byte after a
+ * fast-register or MW bind), so a stale key never matches a new object.
+ *
+ * Lookups take no lock: RCU keeps the object's memory alive while a
+ * reference is taken; removal waits for the last in-flight reference.
+ * srdma_mem_check() is the one place where every access is checked.
+ */
+#include "srdma.h"
+
+#define SRDMA_KEY_INDEX_MAX	((1U << 24) - 1)
+
+struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp)
+{
+	struct srdma_mem *mem = kzalloc(sizeof(*mem), gfp);
+
+	if (!mem)
+		return NULL;
+	mem->type = type;
+	mem->state = SRDMA_MEM_INVALID;
+	refcount_set(&mem->ref, 1);	/* the table's reference */
+	init_completion(&mem->released);
+	atomic_set(&mem->bound_mws, 0);
+	mem->page_shift = PAGE_SHIFT;
+	return mem;
+}
+
+/* Only after srdma_key_remove() or if the key was never added. */
+void srdma_mem_free(struct srdma_mem *mem)
+{
+	if (mem->type == SRDMA_MEM_USER)
+		kvfree(mem->pages);
+	else if (mem->type == SRDMA_MEM_FAST)
+		kfree(mem->kvas);
+	kfree_rcu(mem, rcu);
+}
+
+int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem)
+{
+	u32 index;
+	int err;
+
+	err = xa_alloc_cyclic(&dev->keys, &index, mem,
+			      XA_LIMIT(1, SRDMA_KEY_INDEX_MAX),
+			      &dev->next_key_index, GFP_KERNEL);
+	if (err < 0)
+		return err;
+	WRITE_ONCE(mem->key, index << 8 |
+		   (atomic_inc_return(&dev->key_gen) & 0xff));
+	return 0;
+}
+
+/* Unpublish the key and wait until no transport still uses it. */
+void srdma_key_remove(struct srdma_dev *dev, struct srdma_mem *mem)
+{
+	xa_erase(&dev->keys, mem->key >> 8);
+	srdma_mem_put(mem);
+	wait_for_completion(&mem->released);
+}
+
+struct srdma_mem *srdma_key_get(struct srdma_dev *dev, u32 key)
+{
+	struct srdma_mem *mem;
+
+	rcu_read_lock();
+	mem = xa_load(&dev->keys, key >> 8);
+	if (mem && (READ_ONCE(mem->key) != key ||
+		    !refcount_inc_not_zero(&mem->ref)))
+		mem = NULL;
+	rcu_read_unlock();
+	/* the key byte may have moved on between the load and the get */
+	if (mem && READ_ONCE(mem->key) != key) {
+		srdma_mem_put(mem);
+		mem = NULL;
+	}
+	return mem;
+}
+
+void srdma_mem_put(struct srdma_mem *mem)
+{
+	if (refcount_dec_and_test(&mem->ref))
+		complete(&mem->released);
+}
+
+/*
+ * Check one access: the key must be valid, in @pd, allow @access, and
+ * cover [iova, iova + length) - computed without overflow.
+ * Returns 0, -EINVAL (invalid key), -EPERM (wrong PD or QP),
+ * -EACCES (access rights) or -ERANGE (bounds).
+ */
+int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
+		    int access, u64 iova, u64 length)
+{
+	u64 start = READ_ONCE(mem->iova);
+	u64 len = READ_ONCE(mem->length);
+
+	if (READ_ONCE(mem->state) != SRDMA_MEM_VALID)
+		return -EINVAL;
+	if (READ_ONCE(mem->pd) != pd)
+		return -EPERM;
+	if (access & ~READ_ONCE(mem->access))
+		return -EACCES;
+	if (iova < start || length > len || iova - start > len - length)
+		return -ERANGE;
+	return 0;
+}
+
+/* A local SGE: only MRs have lkeys. The caller puts the reference. */
+struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
+				   const struct ib_sge *sge, int access,
+				   int *err)
+{
+	struct srdma_dev *dev = qp_dev(qp);
+	struct srdma_mem *mem = srdma_key_get(dev, sge->lkey);
+
+	if (!mem || mem->type == SRDMA_MEM_MW) {
+		*err = -EINVAL;
+		goto fail;
+	}
+	*err = srdma_mem_check(mem, qp->ibqp.pd, access, sge->addr,
+			       sge->length);
+	if (*err)
+		goto fail;
+	return mem;
+
+fail:
+	if (mem)
+		srdma_mem_put(mem);
+	srdma_count(dev, SRDMA_CNT_LOCAL_KEY_ERR);
+	return NULL;
+}
+
+/* A remote access through @qp with @rkey (an MR or a bound MW). */
+struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
+				   u64 iova, u64 length, int access,
+				   int *err)
+{
+	struct srdma_dev *dev = qp_dev(qp);
+	struct srdma_mem *mem = srdma_key_get(dev, rkey);
+
+	if (!mem) {
+		*err = -EINVAL;
+		goto fail;
+	}
+	/* a type 2 window is usable only through the QP it was bound on */
+	if (mem->type == SRDMA_MEM_MW && mem->mw_type == IB_MW_TYPE_2 &&
+	    READ_ONCE(mem->qp) != qp) {
+		*err = -EPERM;
+		goto fail;
+	}
+	*err = srdma_mem_check(mem, qp->ibqp.pd, access, iova, length);
+	if (*err)
+		goto fail;
+	return mem;
+
+fail:
+	if (mem)
+		srdma_mem_put(mem);
+	srdma_count(dev, SRDMA_CNT_REMOTE_KEY_ERR);
+	return NULL;
+}

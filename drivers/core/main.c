@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srdma module entry: link types, the rdma_rxe guard, shared state.
+ *
+ * srdma registers its devices with driver_id RDMA_DRIVER_RXE so that the
+ * stock librxe provider drives them. The distro's rdma_rxe casts every
+ * device of that id to its own struct, so the two must never be loaded
+ * together: we refuse to load beside it and veto its load beside us.
+ */
+#include <linux/module.h>
+#include <linux/workqueue.h>
+#include <rdma/rdma_netlink.h>
+
+#include "srdma.h"
+
+struct workqueue_struct *srdma_wq;
+
+static int srdma_roce_newlink(const char *name, struct net_device *ndev)
+{
+	return srdma_newlink(&srdma_roce_transport, name, ndev);
+}
+
+static int srdma_iwarp_newlink(const char *name, struct net_device *ndev)
+{
+	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
+}
+
+static struct rdma_link_ops srdma_roce_link_ops = {
+	.type = "sroce",
+	.newlink = srdma_roce_newlink,
+};
+
+static struct rdma_link_ops srdma_iwarp_link_ops = {
+	.type = "siwarp",
+	.newlink = srdma_iwarp_newlink,
+};
+
+/*
+ * Some kernels' rdma_rxe bind UDP 4791 only when a device is added, so
+ * holding the port is not enough to keep it out: veto its load here.
+ */
+static int srdma_module_notify(struct notifier_block *nb, unsigned long action,
+			       void *data)
+{
+	struct module *mod = data;
+
+	if (action != MODULE_STATE_COMING || strcmp(mod->name, "rdma_rxe"))
+		return NOTIFY_DONE;
+	pr_err("refusing to load rdma_rxe while srdma is loaded: both drive RDMA_DRIVER_RXE devices; rmmod srdma first\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block srdma_module_nb = {
+	.notifier_call = srdma_module_notify,
+};
+
+static int __init srdma_init(void)
+{
+	int err;
+
+	srdma_wq = alloc_workqueue("srdma", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!srdma_wq)
+		return -ENOMEM;
+
+	/* Holds UDP 4791 in the initial namespace; fails beside rdma_rxe. */
+	err = srdma_net_init();
+	if (err)
+		goto err_wq;
+
+	err = register_module_notifier(&srdma_module_nb);
+	if (err)
+		goto err_net;
+
+	err = srdma_netdev_notifier_register();
+	if (err)
+		goto err_mod;
+
+	rdma_link_register(&srdma_roce_link_ops);
+	rdma_link_register(&srdma_iwarp_link_ops);
+	pr_info("loaded: link types sroce (RoCEv2) and siwarp (iWARP)\n");
+	return 0;
+
+err_mod:
+	unregister_module_notifier(&srdma_module_nb);
+err_net:
+	srdma_net_exit();
+err_wq:
+	destroy_workqueue(srdma_wq);
+	return err;
+}
+
+static void __exit srdma_exit(void)
+{
+	rdma_link_unregister(&srdma_iwarp_link_ops);
+	rdma_link_unregister(&srdma_roce_link_ops);
+	/* Removes every srdma device; waits for their users to go. */
+	ib_unregister_driver(RDMA_DRIVER_RXE);
+	srdma_netdev_notifier_unregister();
+	unregister_module_notifier(&srdma_module_nb);
+	srdma_net_exit();
+	destroy_workqueue(srdma_wq);
+	pr_info("unloaded\n");
+}
+
+module_init(srdma_init);
+module_exit(srdma_exit);
+
+MODULE_DESCRIPTION("Software RDMA: RoCEv2 and iWARP over any Ethernet netdev");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");
+MODULE_ALIAS_RDMA_LINK("siwarp");

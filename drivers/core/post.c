@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Posting from kernel consumers: work requests are written into the same
+ * rings librxe writes, so one SQ/RQ path serves kernel and user QPs. For
+ * user QPs post_send is librxe's doorbell (a POST_SEND with no WRs).
+ */
+#include "srdma.h"
+
+static int srdma_write_send_wqe(struct srdma_qp *qp, const struct ib_send_wr *wr,
+				struct rxe_send_wqe *slot)
+{
+	struct rxe_send_wr *k = &slot->wr;
+	u32 i, length = 0;
+	u8 *inl;
+
+	if (wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	k->wr_id = wr->wr_id;
+	k->opcode = wr->opcode;
+	k->send_flags = wr->send_flags;
+	k->ex.imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		k->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		k->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		slot->iova = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		k->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		k->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		k->wr.atomic.swap = atomic_wr(wr)->swap;
+		k->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		slot->iova = atomic_wr(wr)->remote_addr;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		k->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		/* kernel-only: the slot carries the MR pointer */
+		k->wr.mw.addr = (uintptr_t)reg_wr(wr)->mr;
+		k->wr.mw.rkey = reg_wr(wr)->key;
+		k->wr.mw.access = reg_wr(wr)->access;
+		break;
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (qp->ibqp.qp_type == IB_QPT_UD ||
+		    qp->ibqp.qp_type == IB_QPT_GSI) {
+			k->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+			k->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+			k->wr.ud.pkey_index = ud_wr(wr)->pkey_index;
+			k->wr.ud.ah_num = to_sah(ud_wr(wr)->ah)->ah_num;
+		}
+		break;
+	default:
+		break;	/* srdma_fetch() rejects what this QP cannot do */
+	}
+
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (length > qp->sq.max_inline)
+			return -EINVAL;
+		inl = slot->dma.inline_data;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(inl, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			inl += wr->sg_list[i].length;
+		}
+	} else {
+		/* struct ib_sge and struct rxe_sge share one layout */
+		memcpy(slot->dma.sge, wr->sg_list,
+		       wr->num_sge * sizeof(struct rxe_sge));
+	}
+	slot->dma.length = length;
+	slot->dma.resid = length;
+	slot->dma.num_sge = wr->num_sge;
+	slot->dma.cur_sge = 0;
+	slot->dma.sge_offset = 0;
+	return 0;
+}
+
+int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct srdma_qp *qp = to_sqp(ibqp);
+	struct rxe_queue_buf *buf = qp->sq.q.buf;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user) {
+		srdma_sq_run(qp);	/* librxe's doorbell */
+		return 0;
+	}
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 prod = buf->producer_index & qp->sq.q.index_mask;
+
+		if (((prod + 1) & qp->sq.q.index_mask) ==
+		    (smp_load_acquire(&buf->consumer_index) &
+		     qp->sq.q.index_mask)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = srdma_write_send_wqe(qp, wr,
+					   srdma_queue_addr(&qp->sq.q, prod));
+		if (err)
+			break;
+		smp_store_release(&buf->producer_index,
+				  (prod + 1) & qp->sq.q.index_mask);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	srdma_sq_run(qp);
+	return err;
+}
+
+/* One receive into @wq's ring; the caller holds wq->lock. */
+int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr)
+{
+	struct rxe_queue_buf *buf = wq->q.buf;
+	u32 prod = buf->producer_index & wq->q.index_mask;
+	struct rxe_recv_wqe *slot;
+	u32 i, length = 0;
+
+	if (wr->num_sge > wq->max_sge)
+		return -EINVAL;
+	if (((prod + 1) & wq->q.index_mask) ==
+	    (smp_load_acquire(&buf->consumer_index) & wq->q.index_mask))
+		return -ENOMEM;
+	slot = srdma_queue_addr(&wq->q, prod);
+	slot->wr_id = wr->wr_id;
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	memcpy(slot->dma.sge, wr->sg_list, wr->num_sge * sizeof(struct rxe_sge));
+	slot->dma.length = length;
+	slot->dma.resid = length;
+	slot->dma.num_sge = wr->num_sge;
+	slot->dma.cur_sge = 0;
+	slot->dma.sge_offset = 0;
+	smp_store_release(&buf->producer_index, (prod + 1) & wq->q.index_mask);
+	return 0;
+}
+
+int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct srdma_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = srdma_post_one_recv(&qp->rq, wr);
+		if (err)
+			break;
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	/* in ERR, receives complete at once with a flush error */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		srdma_flush(qp);
+	return err;
+}

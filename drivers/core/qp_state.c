@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * modify_qp: the IB state machine with its per-transition attribute rules
+ * (ib_modify_qp_is_ok) for RoCE, the looser RNIC rules for iWARP where
+ * iw_cm drives the connection, and value checks for every attribute.
+ */
+#include "srdma.h"
+
+#define SRDMA_QP_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE | \
+			 IB_ACCESS_MW_BIND)
+
+/*
+ * iWARP: the connection manager moves the QP to RTS and the stack to
+ * ERR; users move it to INIT, RESET or ERR. No attribute masks apply.
+ */
+static bool srdma_iwarp_transition_ok(enum ib_qp_state cur,
+				      enum ib_qp_state next)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+	case IB_QPS_ERR:
+		return true;
+	case IB_QPS_INIT:
+		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
+	case IB_QPS_RTR:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR;
+	case IB_QPS_RTS:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR ||
+		       cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+	case IB_QPS_SQD:
+		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+	default:
+		return false;
+	}
+}
+
+static int srdma_check_values(struct srdma_qp *qp, struct ib_qp_attr *attr,
+			      int mask, struct srdma_av *av)
+{
+	struct srdma_dev *dev = qp_dev(qp);
+
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SRDMA_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SRDMA_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SRDMA_MAX_QPN)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SRDMA_QP_ACCESS))
+		return -EINVAL;
+	if (mask & IB_QP_ALT_PATH)
+		return -EOPNOTSUPP;	/* no automatic path migration */
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_AV) {
+		if (dev->tp->kind != SRDMA_ROCE)
+			return -EINVAL;
+		return srdma_av_from_attr(dev, av, &attr->ah_attr);
+	}
+	return 0;
+}
+
+static void srdma_apply_values(struct srdma_qp *qp, struct ib_qp_attr *attr,
+			       int mask, const struct srdma_av *av)
+{
+	struct srdma_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qpn = attr->dest_qp_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & 0xffffff;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & 0xffffff;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->access = attr->qp_access_flags;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_AV) {
+		a->av = *av;
+		a->ah_attr = attr->ah_attr;
+		/* we hold no reference on the source GID entry */
+		a->ah_attr.grh.sgid_attr = NULL;
+	}
+}
+
+static void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* RESET empties both rings without completions (IBTA 10.3.1). */
+static void srdma_qp_reset_rings(struct srdma_qp *qp)
+{
+	qp->sq_fetch = 0;
+	qp->sq_cons = 0;
+	qp->sq.q.buf->producer_index = 0;
+	qp->sq.q.buf->consumer_index = 0;
+	if (!qp->srq) {
+		qp->rq_cons = 0;
+		qp->rq.q.buf->producer_index = 0;
+		qp->rq.q.buf->consumer_index = 0;
+	}
+}
+
+int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct srdma_qp *qp = to_sqp(ibqp);
+	struct srdma_dev *dev = qp_dev(qp);
+	enum ib_qp_state cur, next;
+	struct srdma_av av;
+	unsigned long flags;
+	bool drained = false;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->modify_lock);
+	cur = qp->state;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
+	    !(cur == IB_QPS_SQE || attr->cur_qp_state == IB_QPS_SQE)) {
+		err = -EINVAL;
+		goto out;
+	}
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+
+	if (dev->tp->kind == SRDMA_IWARP) {
+		if (!srdma_iwarp_transition_ok(cur, next)) {
+			err = -EINVAL;
+			goto out;
+		}
+	} else if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = srdma_check_values(qp, attr, mask, &av);
+	if (err)
+		goto out;
+	srdma_apply_values(qp, attr, mask, &av);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->state = next;
+	if (next == IB_QPS_RESET)
+		srdma_qp_reset_rings(qp);
+	if (next == IB_QPS_SQD) {
+		/* nothing is on the wire between WQEs: drained at once */
+		qp->attr.sq_draining = false;
+		drained = cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (dev->tp->qp_state_changed && next != cur)
+		dev->tp->qp_state_changed(qp, cur);
+	if (next == IB_QPS_ERR)
+		srdma_flush(qp);
+	else if (next == IB_QPS_RTS)
+		srdma_sq_run(qp);	/* WQEs user space posted before RTS */
+	if (drained)
+		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
+out:
+	mutex_unlock(&qp->modify_lock);
+	return err;
+}
+
+/* A fatal error on the QP: to ERR, flush, tell the consumer. */
+void srdma_qp_error(struct srdma_qp *qp)
+{
+	unsigned long flags;
+	bool was_err;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	was_err = qp->state == IB_QPS_ERR;
+	qp->state = IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (was_err)
+		return;
+	srdma_flush(qp);
+	srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+}

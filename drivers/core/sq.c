@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Send queue processing shared by both transports.
+ *
+ * Each ring slot has a kernel copy (struct srdma_swqe). The doorbell
+ * copies new WQEs out of the ring (user memory is never trusted twice),
+ * validates them, runs the local operations (bind, invalidate, fast
+ * register) and hands the rest to the transport. WQEs complete strictly
+ * in order; a slot returns to the producer only when its WQE completed.
+ */
+#include "srdma.h"
+
+int srdma_swqe_alloc(struct srdma_qp *qp)
+{
+	u32 payload = max_t(u32, qp->sq.max_sge * sizeof(struct ib_sge),
+			    qp->sq.max_inline);
+
+	qp->swqe_size = ALIGN(sizeof(struct srdma_swqe) + payload, 8);
+	qp->swqe_buf = kvcalloc(srdma_queue_slots(&qp->sq.q), qp->swqe_size,
+				GFP_KERNEL);
+	return qp->swqe_buf ? 0 : -ENOMEM;
+}
+
+void srdma_swqe_free(struct srdma_qp *qp)
+{
+	kvfree(qp->swqe_buf);
+	qp->swqe_buf = NULL;
+}
+
+static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM;
+	case IB_QPT_UC:
+		return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+		       opcode == IB_WR_RDMA_WRITE ||
+		       opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		       opcode == IB_WR_LOCAL_INV || opcode == IB_WR_BIND_MW ||
+		       (opcode == IB_WR_REG_MR && !qp->is_user);
+	case IB_QPT_RC:
+		switch (opcode) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+		case IB_WR_SEND_WITH_INV:
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_RDMA_READ:
+		case IB_WR_LOCAL_INV:
+		case IB_WR_BIND_MW:
+			return true;
+		case IB_WR_ATOMIC_CMP_AND_SWP:
+		case IB_WR_ATOMIC_FETCH_AND_ADD:
+			return qp_dev(qp)->ibdev.attrs.atomic_cap !=
+			       IB_ATOMIC_NONE;
+		case IB_WR_REG_MR:
+			/* carries a kernel pointer: never from user rings */
+			return !qp->is_user;
+		default:
+			return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/* Copy ring slot @index into its kernel WQE; returns a WC status. */
+static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
+				     struct srdma_swqe *w)
+{
+	const struct rxe_send_wqe *slot = srdma_queue_addr(&qp->sq.q, index);
+	u32 i, num_sge;
+	u64 total = 0;
+
+	memcpy(&w->wr, &slot->wr, sizeof(w->wr));
+	w->iova = READ_ONCE(slot->iova);
+	num_sge = READ_ONCE(slot->dma.num_sge);
+	w->state = SRDMA_WQE_POSTED;
+	w->status = IB_WC_SUCCESS;
+	w->signaled = qp->sig_all || (w->wr.send_flags & IB_SEND_SIGNALED);
+	w->reg_mr = NULL;
+	w->num_sge = 0;
+	w->length = 0;
+	w->inline_data = NULL;
+
+	if (!srdma_opcode_ok(qp, w->wr.opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (w->wr.opcode == IB_WR_REG_MR) {
+		w->reg_mr = (struct ib_mr *)(uintptr_t)w->wr.wr.mw.addr;
+		return IB_WC_SUCCESS;
+	}
+	if (w->wr.opcode == IB_WR_BIND_MW || w->wr.opcode == IB_WR_LOCAL_INV)
+		return IB_WC_SUCCESS;
+
+	if (w->wr.send_flags & IB_SEND_INLINE) {
+		u32 len = READ_ONCE(slot->dma.length);
+
+		if (len > qp->sq.max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		w->inline_data = w->sge;
+		memcpy(w->inline_data, slot->dma.inline_data, len);
+		w->length = len;
+	} else {
+		if (num_sge > qp->sq.max_sge)
+			return IB_WC_LOC_LEN_ERR;
+		for (i = 0; i < num_sge; i++) {
+			w->sge[i].addr = READ_ONCE(slot->dma.sge[i].addr);
+			w->sge[i].length = READ_ONCE(slot->dma.sge[i].length);
+			w->sge[i].lkey = READ_ONCE(slot->dma.sge[i].lkey);
+			total += w->sge[i].length;
+		}
+		if (total > (1U << 31))
+			return IB_WC_LOC_LEN_ERR;
+		w->num_sge = num_sge;
+		w->length = total;
+	}
+
+	if (w->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    w->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		if (w->length < 8 || (w->iova & 7))
+			return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		if (srdma_ah_copy_av(qp_dev(qp), w->wr.wr.ud.ah_num,
+				     qp->ibqp.pd, &w->av))
+			return IB_WC_LOC_QP_OP_ERR;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/* Local operations finish when fetched; returns a WC status. */
+static enum ib_wc_status srdma_run_local(struct srdma_qp *qp,
+					 struct srdma_swqe *w)
+{
+	switch (w->wr.opcode) {
+	case IB_WR_LOCAL_INV:
+		return srdma_invalidate(qp, w->wr.ex.invalidate_rkey) ?
+		       IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	case IB_WR_BIND_MW:
+		return srdma_bind_mw(qp, w) ? IB_WC_MW_BIND_ERR :
+					      IB_WC_SUCCESS;
+	case IB_WR_REG_MR:
+		return srdma_reg_mr_wqe(qp, w->reg_mr, w->wr.wr.mw.rkey,
+					w->wr.wr.mw.access) ?
+		       IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	default:
+		return IB_WC_GENERAL_ERR;
+	}
+}
+
+static bool srdma_is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_BIND_MW ||
+	       opcode == IB_WR_REG_MR;
+}
+
+static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Complete finished WQEs from the oldest on, in order; called with
+ * state_lock held. Returns true if a completion overflowed its CQ.
+ */
+static bool srdma_sq_complete_locked(struct srdma_qp *qp)
+{
+	bool overflow = false;
+
+	while (qp->sq_cons != qp->sq_fetch) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
+
+		if (w->state != SRDMA_WQE_DONE)
+			break;
+		if (w->signaled || w->status != IB_WC_SUCCESS) {
+			struct ib_wc wc = {
+				.wr_id = w->wr.wr_id,
+				.status = w->status,
+				.opcode = srdma_wc_opcode(w->wr.opcode),
+				.byte_len = w->length,
+				.qp = &qp->ibqp,
+			};
+
+			if (srdma_cq_post(qp->scq, &wc, false))
+				overflow = true;
+		}
+		qp->sq_cons = (qp->sq_cons + 1) & qp->sq.q.index_mask;
+		smp_store_release(&qp->sq.q.buf->consumer_index, qp->sq_cons);
+	}
+	return overflow;
+}
+
+static u32 srdma_sq_prod(struct srdma_qp *qp)
+{
+	return smp_load_acquire(&qp->sq.q.buf->producer_index) &
+	       qp->sq.q.index_mask;
+}
+
+/*
+ * Fetch everything posted; in RTS/SQD start it. Before RTS, posted
+ * WQEs wait in the ring (librxe may post before the QP is connected).
+ */
+void srdma_sq_run(struct srdma_qp *qp)
+{
+	const struct srdma_transport *tp = qp_dev(qp)->tp;
+	bool fatal = false, kick = false;
+	unsigned long flags;
+	u32 prod;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IB_QPS_ERR) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		srdma_flush(qp);
+		return;
+	}
+	if (qp->state != IB_QPS_RTS) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return;
+	}
+	prod = srdma_sq_prod(qp);
+	while (qp->sq_fetch != prod) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
+
+		w->status = srdma_fetch(qp, qp->sq_fetch, w);
+		qp->sq_fetch = (qp->sq_fetch + 1) & qp->sq.q.index_mask;
+		if (w->status == IB_WC_SUCCESS && srdma_is_local(w->wr.opcode))
+			w->status = srdma_run_local(qp, w);
+		if (w->status != IB_WC_SUCCESS) {
+			w->state = SRDMA_WQE_DONE;
+			fatal = true;
+			break;
+		}
+		if (srdma_is_local(w->wr.opcode))
+			w->state = SRDMA_WQE_DONE;
+		else
+			kick = true;
+	}
+	if (srdma_sq_complete_locked(qp))
+		fatal = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (fatal)
+		srdma_qp_error(qp);
+	else if (kick && tp->sq_kick)
+		tp->sq_kick(qp);
+}
+
+/* The transport finished a WQE (successfully or not). */
+void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
+		       enum ib_wc_status status)
+{
+	unsigned long flags;
+	bool fatal;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	wqe->status = status;
+	wqe->state = SRDMA_WQE_DONE;
+	fatal = srdma_sq_complete_locked(qp) || status != IB_WC_SUCCESS;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (fatal)
+		srdma_qp_error(qp);
+}
+
+static void srdma_flush_rq(struct srdma_qp *qp)
+{
+	struct rxe_queue_buf *buf = qp->rq.q.buf;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	while (qp->rq_cons != (smp_load_acquire(&buf->producer_index) &
+			       qp->rq.q.index_mask)) {
+		const struct rxe_recv_wqe *r =
+			srdma_queue_addr(&qp->rq.q, qp->rq_cons);
+		struct ib_wc wc = {
+			.wr_id = READ_ONCE(r->wr_id),
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		if (srdma_cq_post(qp->rcq, &wc, false))
+			break;
+		qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
+		smp_store_release(&buf->consumer_index, qp->rq_cons);
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/*
+ * In the error state every outstanding WQE completes with a flush error
+ * (after the one that failed, which keeps its own status).
+ */
+void srdma_flush(struct srdma_qp *qp)
+{
+	unsigned long flags;
+	u32 prod;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != IB_QPS_ERR) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return;
+	}
+	prod = srdma_sq_prod(qp);
+	while (qp->sq_fetch != prod) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
+		const struct rxe_send_wqe *slot =
+			srdma_queue_addr(&qp->sq.q, qp->sq_fetch);
+
+		w->wr.wr_id = READ_ONCE(slot->wr.wr_id);
+		w->wr.opcode = READ_ONCE(slot->wr.opcode);
+		w->length = 0;
+		w->state = SRDMA_WQE_POSTED;
+		qp->sq_fetch = (qp->sq_fetch + 1) & qp->sq.q.index_mask;
+	}
+	for (prod = qp->sq_cons; prod != qp->sq_fetch;
+	     prod = (prod + 1) & qp->sq.q.index_mask) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, prod);
+
+		if (w->state != SRDMA_WQE_DONE) {
+			w->state = SRDMA_WQE_DONE;
+			w->status = IB_WC_WR_FLUSH_ERR;
+		}
+	}
+	srdma_sq_complete_locked(qp);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (!qp->srq)
+		srdma_flush_rq(qp);
+}
+
+/*
+ * For the transports: take the next posted receive, copied and checked.
+ * Returns false when the receive queue is empty.
+ */
+bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
+		  struct ib_sge *sge)
+{
+	struct rxe_queue_buf *buf = qp->rq.q.buf;
+	const struct rxe_recv_wqe *r;
+	unsigned long flags;
+	u32 i, n;
+
+	if (qp->srq)
+		return srdma_srq_pop(qp->srq, out, sge);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->rq_cons == (smp_load_acquire(&buf->producer_index) &
+			    qp->rq.q.index_mask)) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return false;
+	}
+	r = srdma_queue_addr(&qp->rq.q, qp->rq_cons);
+	out->wr_id = READ_ONCE(r->wr_id);
+	n = min_t(u32, READ_ONCE(r->dma.num_sge), qp->rq.max_sge);
+	out->dma.num_sge = n;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
+		sge[i].length = READ_ONCE(r->dma.sge[i].length);
+		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
+	}
+	qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
+	smp_store_release(&buf->consumer_index, qp->rq_cons);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return true;
+}

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srdma core: the objects every RDMA device has (device, PD, CQ, QP, SRQ,
+ * AH, MR, MW), shared by the RoCEv2 and iWARP transports.
+ *
+ * Both device kinds speak the rdma_rxe user ABI (uapi rdma_user_rxe.h) so
+ * that the stock librxe provider drives them: every work and completion
+ * queue is a ring in a struct rxe_queue_buf, mmapped into user space for
+ * user objects and used the same way by kernel consumers.
+ *
+ * The file that implements each group of functions is named above it.
+ */
+#ifndef SRDMA_H
+#define SRDMA_H
+
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#define SRDMA_UVERBS_ABI_VERSION	2
+
+/* Honest limits: what the object code below actually enforces. */
+#define SRDMA_MAX_QP		16384
+#define SRDMA_MAX_QP_WR		16384
+#define SRDMA_MAX_SGE		32
+#define SRDMA_MAX_INLINE	512
+#define SRDMA_MAX_CQ		16384
+#define SRDMA_MAX_CQE		((1 << 16) - 1)
+#define SRDMA_MAX_MR		(1 << 18)
+#define SRDMA_MAX_MW		(1 << 16)
+#define SRDMA_MAX_PD		(1 << 16)
+#define SRDMA_MAX_AH		(1 << 16)
+#define SRDMA_MAX_SRQ		16384
+#define SRDMA_MAX_SRQ_WR	16384
+#define SRDMA_MAX_SRQ_SGE	SRDMA_MAX_SGE
+#define SRDMA_MAX_RD_ATOMIC	128
+#define SRDMA_MAX_FRMR_PAGES	512
+#define SRDMA_MAX_MCAST_GRP	8192
+#define SRDMA_MAX_MCAST_QP_ATTACH 56
+#define SRDMA_MAX_MR_SIZE	(1ULL << 40)
+#define SRDMA_GID_TABLE_LEN	32
+#define SRDMA_FIRST_QPN		16
+#define SRDMA_MAX_QPN		((1U << 24) - 1)
+#define SRDMA_GSI_QPN		1
+
+struct srdma_dev;
+struct srdma_qp;
+
+enum srdma_kind {
+	SRDMA_ROCE,
+	SRDMA_IWARP,
+};
+
+/*
+ * The seam between core and transports. The core owns objects, queues,
+ * keys and completions; a transport moves bytes on its wire.
+ */
+struct srdma_transport {
+	const char *link_type;		/* "sroce" or "siwarp" */
+	enum srdma_kind kind;
+	const struct ib_device_ops *ops;	/* transport-specific verbs */
+	int (*dev_init)(struct srdma_dev *dev);
+	void (*dev_fini)(struct srdma_dev *dev);
+	/*
+	 * New send WQEs were fetched into the QP's kernel copy; the transport
+	 * walks them and calls srdma_sq_wqe_done() as each finishes.
+	 */
+	void (*sq_kick)(struct srdma_qp *qp);
+	/* State changed; called after the change, in process context. */
+	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
+	void (*qp_destroy)(struct srdma_qp *qp);
+};
+
+/* Per-device counters of things dropped or refused; shown as hw stats. */
+enum srdma_counter {
+	SRDMA_CNT_RX_DROPPED,
+	SRDMA_CNT_RX_BAD_CRC,
+	SRDMA_CNT_RX_BAD_QP,
+	SRDMA_CNT_CQ_OVERFLOW,
+	SRDMA_CNT_LOCAL_KEY_ERR,
+	SRDMA_CNT_REMOTE_KEY_ERR,
+	SRDMA_CNT_MAX,
+};
+
+struct srdma_net;
+
+struct srdma_dev {
+	struct ib_device ibdev;
+	const struct srdma_transport *tp;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	struct srdma_net *snet;		/* RoCE: per-namespace UDP socket */
+	struct list_head list;		/* on srdma_devices */
+	enum ib_port_state last_state;
+	bool tp_ready;			/* tp->dev_init succeeded */
+
+	struct xarray qps;		/* qpn -> qp, lookups under RCU */
+	struct xarray keys;		/* key index -> srdma_mem, RCU */
+	struct xarray ahs;		/* ah_num -> ah */
+	u32 next_qpn;
+	u32 next_key_index;
+	atomic_t key_gen;		/* low byte of each new key */
+	atomic_t srq_seq;
+
+	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr, num_mw, num_ah;
+	atomic64_t counters[SRDMA_CNT_MAX];
+};
+
+static inline struct srdma_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct srdma_dev, ibdev);
+}
+
+static inline void srdma_count(struct srdma_dev *dev, enum srdma_counter c)
+{
+	atomic64_inc(&dev->counters[c]);
+}
+
+/* A ring shared with user space in the rdma_rxe layout. */
+struct srdma_queue {
+	struct rxe_queue_buf *buf;	/* vmalloc_user, page aligned */
+	size_t buf_size;
+	u32 elem_size;			/* power of two */
+	u32 log2_elem_size;
+	u32 index_mask;			/* slots - 1; one slot stays empty */
+	struct rdma_user_mmap_entry *mentry;	/* user queues only */
+};
+
+struct srdma_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct srdma_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct srdma_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct srdma_pd, ibpd);
+}
+
+/* Where a RoCE packet goes: built from an AH or a connected QP's path. */
+struct srdma_av {
+	u8 network_type;		/* RXE_NETWORK_TYPE_IPV4/6 */
+	u8 dmac[ETH_ALEN];
+	u8 sl;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	u8 sgid_index;
+	union ib_gid dgid;
+	union {
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;
+	} saddr, daddr;
+};
+
+struct srdma_ah {
+	struct ib_ah ibah;
+	struct srdma_av av;
+	u32 ah_num;
+};
+
+static inline struct srdma_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct srdma_ah, ibah);
+}
+
+struct srdma_cq {
+	struct ib_cq ibcq;
+	struct srdma_queue q;
+	spinlock_t lock;		/* producer side; consumer for kernel */
+	u32 prod;			/* our copy; user memory is not trusted */
+	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed */
+	bool is_user;
+	bool overflowed;
+};
+
+static inline struct srdma_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct srdma_cq, ibcq);
+}
+
+/*
+ * A send WQE as the kernel keeps it: copied out of the ring when fetched,
+ * so that user space cannot change it under the transport.
+ */
+struct srdma_swqe {
+	struct rxe_send_wr wr;
+	u64 iova;
+	u32 length;
+	u32 num_sge;
+	u8 state;			/* enum srdma_wqe_state */
+	u8 status;			/* enum ib_wc_status when done */
+	bool signaled;
+	struct ib_mr *reg_mr;		/* IB_WR_REG_MR from kernel QPs */
+	struct srdma_av av;		/* UD: copied from the AH at post */
+	void *inline_data;		/* points into sge[] storage */
+	struct ib_sge sge[];
+};
+
+enum srdma_wqe_state {
+	SRDMA_WQE_POSTED,		/* fetched, not yet done */
+	SRDMA_WQE_DONE,			/* ready to complete, in order */
+};
+
+struct srdma_wq {
+	struct srdma_queue q;
+	spinlock_t lock;		/* kernel producers */
+	u32 max_wr;
+	u32 max_sge;
+	u32 max_inline;
+};
+
+struct srdma_srq {
+	struct ib_srq ibsrq;
+	struct srdma_wq rq;
+	spinlock_t cons_lock;		/* consumers: the transports */
+	u32 cons;
+	u32 limit;			/* armed when non-zero */
+	u32 srq_num;
+	bool is_user;
+};
+
+static inline struct srdma_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct srdma_srq, ibsrq);
+}
+
+/* Attributes set by modify_qp, read by the transports. */
+struct srdma_qp_attr {
+	enum ib_mtu path_mtu;
+	u32 dest_qpn;
+	u32 qkey;
+	u32 sq_psn;
+	u32 rq_psn;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 timeout;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u16 pkey_index;
+	int access;
+	bool sq_draining;
+	bool en_sqd_async_notify;
+	struct srdma_av av;
+	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
+};
+
+struct srdma_qp {
+	struct ib_qp ibqp;
+	refcount_t ref;			/* lookups by the transports */
+	struct completion released;
+	struct mutex modify_lock;	/* serialises modify_qp */
+	spinlock_t state_lock;		/* state vs. posting and flushing */
+	enum ib_qp_state state;
+	bool is_user;
+	bool sig_all;
+
+	struct srdma_cq *scq, *rcq;
+	struct srdma_srq *srq;
+
+	struct srdma_wq sq;
+	u8 *swqe_buf;			/* kernel copy, one per SQ slot */
+	u32 swqe_size;
+	u32 sq_fetch;			/* next ring slot to fetch */
+	u32 sq_cons;			/* oldest slot not yet completed */
+
+	struct srdma_wq rq;
+	u32 rq_cons;
+
+	struct srdma_qp_attr attr;
+	void *tp_priv;			/* the transport's state */
+};
+
+static inline struct srdma_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct srdma_qp, ibqp);
+}
+
+static inline struct srdma_swqe *srdma_swqe_at(struct srdma_qp *qp, u32 index)
+{
+	return (struct srdma_swqe *)(qp->swqe_buf +
+		(size_t)(index & qp->sq.q.index_mask) * qp->swqe_size);
+}
+
+static inline struct srdma_dev *qp_dev(struct srdma_qp *qp)
+{
+	return to_sdev(qp->ibqp.device);
+}
+
+/* A memory key: an MR or a bound MW. */
+enum srdma_mem_type {
+	SRDMA_MEM_USER,			/* user MR, pinned by ib_umem */
+	SRDMA_MEM_DMA,			/* kernel DMA MR: iova is a kernel VA */
+	SRDMA_MEM_FAST,			/* fast-register MR: page list */
+	SRDMA_MEM_MW,			/* memory window over an MR */
+};
+
+enum srdma_mem_state {
+	SRDMA_MEM_INVALID,		/* allocated, not usable */
+	SRDMA_MEM_VALID,
+};
+
+struct srdma_mem {
+	u32 key;			/* index << 8 | generation/consumer byte */
+	u8 type;
+	u8 state;
+	u8 mw_type;
+	int access;
+	struct ib_pd *pd;
+	u64 iova;
+	u64 length;
+	refcount_t ref;			/* table + in-flight users */
+	struct completion released;
+	struct rcu_head rcu;
+
+	/* MR pages; page_offset is where iova starts inside page 0 */
+	unsigned int page_shift;
+	u64 page_offset;
+	u32 npages;
+	u32 max_pages;
+	union {
+		struct page **pages;	/* SRDMA_MEM_USER */
+		u64 *kvas;		/* SRDMA_MEM_FAST */
+	};
+	atomic_t bound_mws;		/* MR: windows bound to it */
+
+	/* MW */
+	struct srdma_mem *mr;		/* bound MR, referenced */
+	struct srdma_qp *qp;		/* type 2: bound QP */
+};
+
+struct srdma_mr {
+	struct ib_mr ibmr;
+	struct srdma_mem *mem;
+	struct ib_umem *umem;
+};
+
+static inline struct srdma_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct srdma_mr, ibmr);
+}
+
+struct srdma_mw {
+	struct ib_mw ibmw;
+	struct srdma_mem *mem;
+};
+
+static inline struct srdma_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct srdma_mw, ibmw);
+}
+
+/* main.c APIs: */
+extern struct workqueue_struct *srdma_wq;
+
+/* device.c APIs: */
+int srdma_newlink(const struct srdma_transport *tp, const char *name,
+		  struct net_device *ndev);
+int srdma_netdev_notifier_register(void);
+void srdma_netdev_notifier_unregister(void);
+enum ib_port_state srdma_port_state(struct srdma_dev *dev);
+
+/* query.c APIs: */
+int srdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		       struct ib_udata *udata);
+int srdma_query_port(struct ib_device *ibdev, u32 port,
+		     struct ib_port_attr *attr);
+int srdma_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+void srdma_get_dev_fw_str(struct ib_device *ibdev, char *str);
+int srdma_modify_device(struct ib_device *ibdev, int mask,
+			struct ib_device_modify *attr);
+int srdma_modify_port(struct ib_device *ibdev, u32 port, int mask,
+		      struct ib_port_modify *attr);
+struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port);
+int srdma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
+
+/* queue.c APIs: */
+int srdma_queue_init(struct srdma_dev *dev, struct srdma_queue *q,
+		     u32 min_elems, u32 elem_size, struct ib_udata *udata,
+		     struct mminfo *mi);
+void srdma_queue_fini(struct srdma_queue *q);
+int srdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void srdma_mmap_free(struct rdma_user_mmap_entry *entry);
+int srdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void srdma_dealloc_ucontext(struct ib_ucontext *uctx);
+
+static inline u32 srdma_queue_slots(const struct srdma_queue *q)
+{
+	return q->index_mask + 1;
+}
+
+static inline void *srdma_queue_addr(const struct srdma_queue *q, u32 index)
+{
+	return q->buf->data + ((size_t)(index & q->index_mask) <<
+			       q->log2_elem_size);
+}
+
+/* pd.c APIs: */
+int srdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int srdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* ah.c APIs: */
+int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int srdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int srdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+int srdma_av_from_attr(struct srdma_dev *dev, struct srdma_av *av,
+		       const struct rdma_ah_attr *attr);
+int srdma_ah_copy_av(struct srdma_dev *dev, u32 ah_num, struct ib_pd *pd,
+		     struct srdma_av *av);
+
+/* cq.c APIs: */
+int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
+		  bool solicited);
+
+/* qp.c APIs: */
+int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+struct srdma_qp *srdma_qp_get(struct srdma_dev *dev, u32 qpn);
+void srdma_qp_put(struct srdma_qp *qp);
+
+/* qp_state.c APIs: */
+int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+void srdma_qp_error(struct srdma_qp *qp);
+
+/* srq.c APIs: */
+int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int srdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int srdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
+		   struct ib_sge *sge);
+
+/* keys.c APIs: */
+int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem);
+void srdma_key_remove(struct srdma_dev *dev, struct srdma_mem *mem);
+struct srdma_mem *srdma_key_get(struct srdma_dev *dev, u32 key);
+void srdma_mem_put(struct srdma_mem *mem);
+struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp);
+void srdma_mem_free(struct srdma_mem *mem);
+int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
+		    int access, u64 iova, u64 length);
+struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
+				   const struct ib_sge *sge, int access,
+				   int *err);
+struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
+				   u64 iova, u64 length, int access,
+				   int *err);
+
+/* copy.c APIs: */
+enum srdma_copy_dir {
+	SRDMA_TO_MEM,
+	SRDMA_FROM_MEM,
+};
+int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
+		   enum srdma_copy_dir dir);
+
+/* mr.c APIs: */
+struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *srdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *srdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int srdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int nents,
+		    unsigned int *sg_offset);
+int srdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int srdma_reg_mr_wqe(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
+		     int access);
+
+/* mw.c APIs: */
+int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int srdma_dealloc_mw(struct ib_mw *ibmw);
+int srdma_bind_mw(struct srdma_qp *qp, const struct srdma_swqe *wqe);
+int srdma_invalidate(struct srdma_qp *qp, u32 key);
+
+/* post.c APIs: */
+int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr);
+
+/* sq.c APIs: */
+void srdma_sq_run(struct srdma_qp *qp);
+void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
+		       enum ib_wc_status status);
+void srdma_flush(struct srdma_qp *qp);
+int srdma_swqe_alloc(struct srdma_qp *qp);
+void srdma_swqe_free(struct srdma_qp *qp);
+bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
+		  struct ib_sge *sge);
+
+/* roce/roce.c and iwarp/iwarp.c: */
+extern const struct srdma_transport srdma_roce_transport;
+extern const struct srdma_transport srdma_iwarp_transport;
+
+/* roce/socket.c APIs: */
+int srdma_net_init(void);
+void srdma_net_exit(void);
+struct srdma_net *srdma_net_get(struct net *net);
+void srdma_net_put(struct srdma_net *snet);
+
+/* roce/recv.c APIs: */
+int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
+
+#endif /* SRDMA_H */
