@@ -82,7 +82,7 @@ static void srdma_fill_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->opcode = wc->opcode;
 	uwc->vendor_err = wc->vendor_err;
 	uwc->byte_len = wc->byte_len;
-	uwc->ex.imm_data = (__force __u32)wc->ex.imm_data;
+	uwc->ex.imm_data = wc->ex.imm_data;
 	uwc->qp_num = wc->qp->qp_num;
 	uwc->src_qp = wc->src_qp;
 	uwc->wc_flags = wc->wc_flags;

@@ -148,7 +148,7 @@ int srdma_modify_device(struct ib_device *ibdev, int mask,
 		memcpy(ibdev->node_desc, attr->node_desc,
 		       sizeof(ibdev->node_desc));
 	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
-		ibdev->attrs.sys_image_guid = attr->sys_image_guid;
+		ibdev->attrs.sys_image_guid = cpu_to_be64(attr->sys_image_guid);
 	return 0;
 }
 
