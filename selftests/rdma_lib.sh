@@ -1,0 +1,83 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# RDMA helpers for the selftests (source after lib.sh). Each helper is a
+# plain predicate/action usable as a step: `t "desc" port_state_is dev X`.
+
+# The guest helpers (load_srdma, unload_srdma, load_siw, mkdev).
+PATH="$REPO/tools/vm/bin:$PATH"
+
+# The tests reconfigure this netdev (MTU, link down). In a test VM that is
+# eth0; elsewhere it must be named explicitly, never a real uplink by default.
+NETDEV=${SRDMA_TEST_NETDEV:-}
+require_test_netdev() {
+	if [ -z "$NETDEV" ]; then
+		[ -n "${VM_HOST:-}" ] ||
+			tap_skip_all "not in a test VM: set SRDMA_TEST_NETDEV to a netdev the test may reconfigure"
+		NETDEV=eth0
+	fi
+	[ -e "/sys/class/net/$NETDEV" ] || tap_skip_all "netdev $NETDEV missing"
+}
+
+netdev_ip4() { ip -4 -o addr show dev "$1" | awk '{ sub("/.*", "", $4); print $4; exit }'; }
+
+module_loaded() { grep -q "^$1 " /proc/modules; }
+module_absent() { ! module_loaded "$1"; }
+
+devinfo() { timeout 20 ibv_devinfo -v -d "$1"; }
+
+# devinfo_has DEV ERE: ibv_devinfo -v output has a line matching ERE.
+devinfo_has() {
+	local out
+	out=$(devinfo "$1") || return 1
+	grep -E -q -- "$2" <<< "$out" || { echo "no line matching /$2/ in:"; echo "$out" | tail -n 30; return 1; }
+}
+
+port_state_is() { devinfo_has "$1" "^[[:space:]]+state:[[:space:]]+$2 "; }
+active_mtu_is() { devinfo_has "$1" "^[[:space:]]+active_mtu:[[:space:]]+$2 "; }
+transport_is() { devinfo_has "$1" "^[[:space:]]+transport:[[:space:]]+$2 "; }
+link_layer_is() { devinfo_has "$1" "^[[:space:]]+link_layer:[[:space:]]+$2\$"; }
+
+# has_gid DEV GID TYPE: e.g. has_gid sroce0 ::ffff:192.0.2.11 "RoCE v2"
+has_gid() { devinfo_has "$1" "GID\\[ *[0-9]+\\]:[[:space:]]+$2, $3\$"; }
+
+# Wait (up to 10 s) for asynchronous port state changes.
+wait_port_state() { wait_for 10 port_state_is "$1" "$2"; }
+wait_active_mtu() { wait_for 10 active_mtu_is "$1" "$2"; }
+
+rdma_dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+rdma_dev_gone() { ! rdma_dev_exists "$1"; }
+wait_dev_gone() { wait_for 10 rdma_dev_gone "$1"; }
+
+# link_shows DEV NETDEV: `rdma link show` has DEV's port 1 on NETDEV.
+link_shows() {
+	local out
+	out=$(timeout 10 rdma link show) || return 1
+	grep -E -q "^link $1/1 .*netdev $2( |\$)" <<< "$out" || { echo "$out"; return 1; }
+}
+
+link_add() { timeout 30 rdma link add "$1" type "$2" netdev "$3"; }
+link_del_gone() { timeout 30 rdma link del "$1" && wait_dev_gone "$1"; }
+
+# pyverbs_pd DEV: open the device through libibverbs and allocate a PD.
+pyverbs_pd() {
+	timeout 30 /usr/bin/python3 -c "
+import sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+c = Context(name=sys.argv[1])
+PD(c)
+print('opened', sys.argv[1], 'and allocated a PD')" "$1"
+}
+
+# Kernel log after a marker: kmsg_mark NAME, then kmsg_since NAME.
+kmsg_mark() { echo "srdma-selftest: mark $1" > /dev/kmsg; }
+kmsg_since() { dmesg | awk -v m="srdma-selftest: mark $1" 'index($0, m) { p = 1; next } p'; }
+
+# The srdma devices a test may have left behind, and srdma itself.
+srdma_cleanup() {
+	local d
+	for d in "$@"; do
+		rdma_dev_exists "$d" && timeout 10 rdma link del "$d"
+	done
+	unload_srdma
+}

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of `make check`: run selftests one after another and keep, per
+# test, what the host needs to judge it, in $VM_OUT:
+#   tap/NAME.tap    the TAP stream     tap/NAME.rc   exit status
+#   dmesg/NAME.txt  kernel messages logged while NAME ran
+# Each test gets the time limit from its "# timeout: SECS" header line
+# (default 300 s). Exit 0 when every test exited 0 (pass) or 4 (skip).
+set -uo pipefail
+
+out=${VM_OUT:?run me inside a test VM}
+mkdir -p "$out/tap" "$out/dmesg"
+status=0
+for t in "$@"; do
+	name=$(basename "$t" .sh)
+	limit=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
+	limit=${limit:-300}
+	echo "srdma-selftest: start $name" > /dev/kmsg
+	echo "=== $name (limit ${limit}s)"
+	rc=0
+	timeout -k 10 "$limit" "$t" < /dev/null 2>&1 | tee "$out/tap/$name.tap" || true
+	rc=${PIPESTATUS[0]}
+	[ "$rc" != 124 ] || echo "# TIMEOUT: $name killed after ${limit}s" | tee -a "$out/tap/$name.tap"
+	echo "$rc" > "$out/tap/$name.rc"
+	echo "srdma-selftest: end $name" > /dev/kmsg
+	dmesg | awk -v s="srdma-selftest: start $name" -v e="srdma-selftest: end $name" \
+		'index($0, s) { p = 1; next } index($0, e) { p = 0 } p' > "$out/dmesg/$name.txt"
+	echo "=== $name: exit $rc"
+	case "$rc" in 0 | 4) ;; *) status=1 ;; esac
+done
+exit "$status"
