@@ -249,10 +249,17 @@ void srdma_sq_run(struct srdma_qp *qp)
 			fatal = true;
 			break;
 		}
-		if (srdma_is_local(w->wr.opcode))
+		if (srdma_is_local(w->wr.opcode)) {
 			w->state = SRDMA_WQE_DONE;
-		else
+		} else if (!tp->sq_kick) {
+			/* no wire behind this device kind yet: fail, never hang */
+			w->status = IB_WC_LOC_QP_OP_ERR;
+			w->state = SRDMA_WQE_DONE;
+			fatal = true;
+			break;
+		} else {
 			kick = true;
+		}
 	}
 	if (srdma_sq_complete_locked(qp))
 		fatal = true;
