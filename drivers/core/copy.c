@@ -57,3 +57,66 @@ int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 	}
 	return 0;
 }
+
+/*
+ * Copy @len bytes between @buf and the SGE list at @c, checking each
+ * lkey (local write access when writing into memory) and advancing @c.
+ * Returns 0, -ENOSPC when the list is too short, or a key check error.
+ */
+int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
+		   void *buf, u32 len, enum srdma_copy_dir dir)
+{
+	int access = dir == SRDMA_TO_MEM ? IB_ACCESS_LOCAL_WRITE : 0;
+
+	while (len) {
+		const struct ib_sge *sge;
+		struct ib_sge part;
+		struct srdma_mem *mem;
+		u32 n;
+		int err;
+
+		if (c->idx >= c->num_sge)
+			return -ENOSPC;
+		sge = &c->sge[c->idx];
+		if (c->off >= sge->length) {
+			c->idx++;
+			c->off = 0;
+			continue;
+		}
+		n = min(len, sge->length - c->off);
+		part.addr = sge->addr + c->off;
+		part.length = n;
+		part.lkey = sge->lkey;
+		mem = srdma_lkey_check(qp, &part, access, &err);
+		if (!mem)
+			return err;
+		err = srdma_mem_copy(mem, part.addr, buf, n, dir);
+		srdma_mem_put(mem);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		c->off += n;
+	}
+	return 0;
+}
+
+/* Advance @c by @len bytes without touching memory. */
+int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len)
+{
+	while (len) {
+		u32 n;
+
+		if (c->idx >= c->num_sge)
+			return -ENOSPC;
+		if (c->off >= c->sge[c->idx].length) {
+			c->idx++;
+			c->off = 0;
+			continue;
+		}
+		n = min(len, c->sge[c->idx].length - c->off);
+		c->off += n;
+		len -= n;
+	}
+	return 0;
+}

@@ -158,14 +158,22 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = srdma_swqe_alloc(qp);
 	if (err)
 		goto err_rings;
+	if (dev->tp->qp_init) {
+		err = dev->tp->qp_init(qp);
+		if (err)
+			goto err_rings;
+	}
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_rings;
+			goto err_tp;
 	}
 	xa_store(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL);
 	return 0;
 
+err_tp:
+	if (dev->tp->qp_destroy)
+		dev->tp->qp_destroy(qp);
 err_rings:
 	srdma_qp_free_rings(qp);
 err_qpn:

@@ -80,6 +80,9 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 	w->status = IB_WC_SUCCESS;
 	w->signaled = qp->sig_all || (w->wr.send_flags & IB_SEND_SIGNALED);
 	w->reg_mr = NULL;
+	w->started = false;
+	w->sent = 0;
+	w->done = 0;
 	w->num_sge = 0;
 	w->length = 0;
 	w->inline_data = NULL;
@@ -241,7 +244,9 @@ void srdma_sq_run(struct srdma_qp *qp)
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 
 		w->status = srdma_fetch(qp, qp->sq_fetch, w);
-		qp->sq_fetch = (qp->sq_fetch + 1) & qp->sq.q.index_mask;
+		/* the transport reads sq_fetch without our lock */
+		smp_store_release(&qp->sq_fetch,
+				  (qp->sq_fetch + 1) & qp->sq.q.index_mask);
 		if (w->status == IB_WC_SUCCESS && srdma_is_local(w->wr.opcode))
 			w->status = srdma_run_local(qp, w);
 		if (w->status != IB_WC_SUCCESS) {

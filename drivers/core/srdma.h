@@ -76,6 +76,7 @@ struct srdma_transport {
 	void (*sq_kick)(struct srdma_qp *qp);
 	/* State changed; called after the change, in process context. */
 	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
+	int (*qp_init)(struct srdma_qp *qp);
 	void (*qp_destroy)(struct srdma_qp *qp);
 };
 
@@ -98,6 +99,7 @@ struct srdma_dev {
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
 	struct srdma_net *snet;		/* RoCE: per-namespace UDP socket */
+	struct list_head snet_node;	/* on snet's device list */
 	struct list_head list;		/* on srdma_devices */
 	enum ib_port_state last_state;
 	bool tp_ready;			/* tp->dev_init succeeded */
@@ -201,6 +203,12 @@ struct srdma_swqe {
 	u8 state;			/* enum srdma_wqe_state */
 	u8 status;			/* enum ib_wc_status when done */
 	bool signaled;
+	/* transport progress */
+	bool started;			/* PSNs assigned */
+	u32 first_psn;
+	u32 last_psn;
+	u32 sent;			/* bytes handed to the wire */
+	u32 done;			/* read/atomic: bytes placed locally */
 	struct ib_mr *reg_mr;		/* IB_WR_REG_MR from kernel QPs */
 	struct srdma_av av;		/* UD: copied from the AH at post */
 	void *inline_data;		/* points into sge[] storage */
@@ -483,6 +491,27 @@ enum srdma_copy_dir {
 int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 		   enum srdma_copy_dir dir);
 
+/* A position in a local SGE list, for messages that span packets. */
+struct srdma_sge_cursor {
+	const struct ib_sge *sge;
+	u32 num_sge;
+	u32 idx;
+	u32 off;
+};
+
+static inline void srdma_sge_cursor_init(struct srdma_sge_cursor *c,
+					 const struct ib_sge *sge, u32 num_sge)
+{
+	c->sge = sge;
+	c->num_sge = num_sge;
+	c->idx = 0;
+	c->off = 0;
+}
+
+int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
+		   void *buf, u32 len, enum srdma_copy_dir dir);
+int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
+
 /* mr.c APIs: */
 struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -530,6 +559,12 @@ int srdma_net_init(void);
 void srdma_net_exit(void);
 struct srdma_net *srdma_net_get(struct net *net);
 void srdma_net_put(struct srdma_net *snet);
+int srdma_net_attach(struct srdma_dev *dev);
+void srdma_net_detach(struct srdma_dev *dev);
+struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
+				     const struct net_device *ndev);
+struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
+				       const struct in6_addr *addr);
 
 /* roce/recv.c APIs: */
 int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);

@@ -1,18 +1,127 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RoCEv2 receive entry, called from the UDP tunnel socket in softirq.
- * The InfiniBand transport that parses and places packets is not built
- * yet: until it is, every packet is dropped (and the drop counted).
+ * RoCEv2 receive entry, called from the UDP tunnel socket in softirq:
+ * validate the packet (length, version, ICRC, P_Key, QP), then hand it to
+ * the responder (requests) or the completer (responses). Anything bad is
+ * dropped and counted, never trusted further.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <net/udp.h>
 
-#include "../core/srdma.h"
+#include "roce.h"
 
-static atomic64_t srdma_roce_unhandled = ATOMIC64_INIT(0);
+static bool roce_service_ok(struct srdma_qp *qp, u8 service)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return service == ROCE_OP_RC;
+	case IB_QPT_UC:
+		return service == ROCE_OP_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return service == ROCE_OP_UD;
+	default:
+		return false;
+	}
+}
+
+static int roce_parse(struct roce_pkt *pkt)
+{
+	struct sk_buff *skb = pkt->skb;
+	const struct roce_opinfo *info;
+	u32 hdr_len, pad;
+	u8 service;
+
+	if (skb->len < sizeof(struct roce_bth) + ROCE_ICRC_BYTES)
+		return -EINVAL;
+	pkt->bth = (struct roce_bth *)skb->data;
+	pkt->opcode = pkt->bth->opcode;
+	service = pkt->opcode & ROCE_OP_SERVICE_MASK;
+	info = &roce_ops[pkt->opcode & ~ROCE_OP_SERVICE_MASK];
+	if (!(info->flags & ROCE_F_VALID) || (pkt->bth->flags & ROCE_BTH_TVER_MASK))
+		return -EINVAL;
+	if (service != ROCE_OP_RC && service != ROCE_OP_UC &&
+	    service != ROCE_OP_UD)
+		return -EINVAL;
+	if (service == ROCE_OP_UD &&
+	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY &&
+	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY_IMM)
+		return -EINVAL;
+	hdr_len = info->hdr_len +
+		  (service == ROCE_OP_UD ? sizeof(struct roce_deth) : 0);
+	pad = (pkt->bth->flags & ROCE_BTH_PAD_MASK) >> ROCE_BTH_PAD_SHIFT;
+	if (skb->len < hdr_len + pad + ROCE_ICRC_BYTES)
+		return -EINVAL;
+	if (!(info->flags & ROCE_F_PAYLOAD) && skb->len != hdr_len + pad +
+	    ROCE_ICRC_BYTES)
+		return -EINVAL;
+
+	pkt->flags = info->flags;
+	pkt->psn = be32_to_cpu(pkt->bth->apsn) & ROCE_PSN_MASK;
+	pkt->ackreq = be32_to_cpu(pkt->bth->apsn) & ROCE_BTH_ACKREQ;
+	pkt->ext = pkt->bth + 1;
+	if (service == ROCE_OP_UD) {
+		pkt->deth = pkt->ext;
+		pkt->ext += sizeof(struct roce_deth);
+	}
+	pkt->payload = skb->data + hdr_len;
+	pkt->paylen = skb->len - hdr_len - pad - ROCE_ICRC_BYTES;
+	return 0;
+}
 
 int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 {
-	atomic64_inc(&srdma_roce_unhandled);
+	struct roce_pkt pkt = { .skb = skb };
+	struct srdma_dev *dev;
+	u32 qpn;
+
+	/* the parser and the ICRC want one linear buffer */
+	if (skb_linearize(skb))
+		goto drop;
+	dev = roce_rx_dev(snet, skb);
+	if (!dev)
+		goto drop;
+	pkt.dev = dev;
+	pkt.ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	if (pkt.ipv6)
+		pkt.ip6 = ipv6_hdr(skb);
+	else
+		pkt.ip4 = ip_hdr(skb);
+	__skb_pull(skb, sizeof(struct udphdr));
+
+	if (roce_parse(&pkt))
+		goto drop_count;
+	if (!roce_icrc_ok(&pkt)) {
+		srdma_count(dev, SRDMA_CNT_RX_BAD_CRC);
+		goto drop;
+	}
+	/* one P_Key, the default, full or limited membership */
+	if ((be16_to_cpu(pkt.bth->pkey) & 0x7fff) != 0x7fff)
+		goto drop_count;
+
+	qpn = be32_to_cpu(pkt.bth->qpn) & ROCE_QPN_MASK;
+	pkt.qp = srdma_qp_get(dev, qpn);
+	if (!pkt.qp) {
+		srdma_count(dev, SRDMA_CNT_RX_BAD_QP);
+		goto drop;
+	}
+	if (!roce_service_ok(pkt.qp, pkt.opcode & ROCE_OP_SERVICE_MASK)) {
+		srdma_qp_put(pkt.qp);
+		goto drop_count;
+	}
+	if (pkt.flags & ROCE_F_RESP)
+		roce_comp_rcv(&pkt);
+	else
+		roce_resp_rcv(&pkt);
+	srdma_qp_put(pkt.qp);
+	consume_skb(skb);
+	return 0;
+
+drop_count:
+	srdma_count(dev, SRDMA_CNT_RX_DROPPED);
+drop:
 	kfree_skb(skb);
 	return 0;
 }

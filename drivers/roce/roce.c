@@ -1,21 +1,102 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The RoCEv2 transport: device set-up on the namespace's UDP socket. */
-#include "../core/srdma.h"
+/*
+ * The RoCEv2 transport: device set-up on the namespace's UDP socket and
+ * the per-QP protocol state that follows the QP through its states.
+ */
+#include "roce.h"
 
 static int srdma_roce_dev_init(struct srdma_dev *dev)
 {
-	struct srdma_net *snet = srdma_net_get(dev_net(dev->ndev));
-
-	if (IS_ERR(snet))
-		return PTR_ERR(snet);
-	dev->snet = snet;
-	return 0;
+	return srdma_net_attach(dev);
 }
 
 static void srdma_roce_dev_fini(struct srdma_dev *dev)
 {
-	srdma_net_put(dev->snet);
-	dev->snet = NULL;
+	srdma_net_detach(dev);
+}
+
+static int roce_qp_init(struct srdma_qp *qp)
+{
+	struct roce_qp *rqp = kzalloc(sizeof(*rqp), GFP_KERNEL);
+	int err;
+
+	if (!rqp)
+		return -ENOMEM;
+	rqp->qp = qp;
+	spin_lock_init(&rqp->lock);
+	roce_req_timers_init(rqp);
+	err = roce_qp_net_init(rqp);
+	if (err)
+		goto err_free;
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		rqp->nres = SRDMA_MAX_RD_ATOMIC;
+		rqp->res = kcalloc(rqp->nres, sizeof(*rqp->res), GFP_KERNEL);
+		if (!rqp->res) {
+			err = -ENOMEM;
+			goto err_net;
+		}
+	}
+	qp->tp_priv = rqp;
+	return 0;
+
+err_net:
+	roce_qp_net_fini(rqp);
+err_free:
+	kfree(rqp);
+	return err;
+}
+
+static void roce_qp_destroy(struct srdma_qp *qp)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+
+	spin_lock_bh(&rqp->lock);
+	rqp->dead = true;
+	spin_unlock_bh(&rqp->lock);
+	del_timer_sync(&rqp->retrans_timer);
+	del_timer_sync(&rqp->rnr_timer);
+	roce_qp_net_fini(rqp);
+	kfree(rqp->res);
+	kfree(rqp);
+	qp->tp_priv = NULL;
+}
+
+static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	spin_lock_bh(&rqp->lock);
+	switch (state) {
+	case IB_QPS_RESET:
+		rqp->req_cur = 0;
+		rqp->req_ack = 0;
+		roce_resp_reset(rqp);
+		break;
+	case IB_QPS_RTR:
+		roce_resp_reset(rqp);
+		roce_qp_src_port(qp);
+		dst_cache_reset(&rqp->dst_cache);
+		break;
+	case IB_QPS_RTS:
+		if (old == IB_QPS_RTR || old == IB_QPS_INIT) {
+			roce_req_reset(rqp);
+			roce_qp_src_port(qp);
+		}
+		break;
+	default:
+		break;
+	}
+	spin_unlock_bh(&rqp->lock);
+	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
+		del_timer_sync(&rqp->retrans_timer);
+		del_timer_sync(&rqp->rnr_timer);
+		spin_lock_bh(&rqp->lock);
+		rqp->rnr_wait = false;
+		rqp->req_cur = qp->sq_cons;
+		rqp->req_ack = qp->sq_cons;
+		spin_unlock_bh(&rqp->lock);
+	}
 }
 
 static const struct ib_device_ops srdma_roce_ops = {
@@ -28,4 +109,8 @@ const struct srdma_transport srdma_roce_transport = {
 	.ops = &srdma_roce_ops,
 	.dev_init = srdma_roce_dev_init,
 	.dev_fini = srdma_roce_dev_fini,
+	.qp_init = roce_qp_init,
+	.qp_destroy = roce_qp_destroy,
+	.qp_state_changed = roce_qp_state_changed,
+	.sq_kick = roce_sq_kick,
 };

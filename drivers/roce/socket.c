@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/addrconf.h>
 #include <net/udp_tunnel.h>
 
 #include "../core/srdma.h"
@@ -23,6 +24,7 @@ struct srdma_net {
 	struct socket *sock6;
 	int users;
 	bool dead;			/* namespace is going away */
+	struct list_head devs;		/* sroce devices here, RCU */
 };
 
 static unsigned int srdma_net_id;
@@ -130,6 +132,56 @@ struct srdma_net *srdma_net_get(struct net *net)
 	return err ? ERR_PTR(err) : snet;
 }
 
+/* An sroce device joins its namespace: socket held, device findable. */
+int srdma_net_attach(struct srdma_dev *dev)
+{
+	struct srdma_net *snet = srdma_net_get(dev_net(dev->ndev));
+
+	if (IS_ERR(snet))
+		return PTR_ERR(snet);
+	mutex_lock(&snet->lock);
+	list_add_tail_rcu(&dev->snet_node, &snet->devs);
+	mutex_unlock(&snet->lock);
+	dev->snet = snet;
+	return 0;
+}
+
+void srdma_net_detach(struct srdma_dev *dev)
+{
+	struct srdma_net *snet = dev->snet;
+
+	mutex_lock(&snet->lock);
+	list_del_rcu(&dev->snet_node);
+	mutex_unlock(&snet->lock);
+	synchronize_net();	/* receivers in flight still see the device */
+	dev->snet = NULL;
+	srdma_net_put(snet);
+}
+
+/* Under RCU: the device of this namespace on @ndev, if any. */
+struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
+				     const struct net_device *ndev)
+{
+	struct srdma_dev *dev;
+
+	list_for_each_entry_rcu(dev, &snet->devs, snet_node)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+/* Under RCU: the netdev of one of our devices that owns @addr. */
+struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
+				       const struct in6_addr *addr)
+{
+	struct srdma_dev *dev;
+
+	list_for_each_entry_rcu(dev, &snet->devs, snet_node)
+		if (ipv6_chk_addr(snet->net, addr, dev->ndev, 0))
+			return dev->ndev;
+	return NULL;
+}
+
 void srdma_net_put(struct srdma_net *snet)
 {
 	mutex_lock(&snet->lock);
@@ -147,6 +199,7 @@ static __net_init int srdma_pernet_init(struct net *net)
 		return -ENOMEM;
 	kref_init(&snet->ref);
 	mutex_init(&snet->lock);
+	INIT_LIST_HEAD(&snet->devs);
 	snet->net = net;
 	*(struct srdma_net **)net_generic(net, srdma_net_id) = snet;
 	return 0;

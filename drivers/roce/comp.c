@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCE completer: what comes back to the requester - ACKs, NAKs, RDMA
+ * READ responses and atomic ACKs. ACKs are cumulative (IBTA 9.7.5.1), so
+ * one ACK may complete many WQEs; a response to a READ implicitly
+ * acknowledges everything before it.
+ */
+#include "roce.h"
+
+static bool roce_is_rd(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Oldest WQE still waiting for the peer, or NULL. */
+static struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	while (rqp->req_ack != rqp->req_cur) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_ack);
+
+		if (w->state != SRDMA_WQE_DONE)
+			return w;
+		rqp->req_ack = (rqp->req_ack + 1) & qp->sq.q.index_mask;
+	}
+	return NULL;
+}
+
+static void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
+			    enum ib_wc_status status)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	if (roce_is_rd(w->wr.opcode) && rqp->rd_inflight)
+		rqp->rd_inflight--;
+	rqp->req_ack = (rqp->req_ack + 1) & qp->sq.q.index_mask;
+	srdma_sq_wqe_done(qp, w, status);
+}
+
+/*
+ * Everything up to and including @psn arrived. A READ or atomic whose
+ * PSNs are covered but whose response we lack was lost: ask again.
+ */
+static void roce_ack_upto(struct roce_qp *rqp, u32 psn)
+{
+	struct srdma_swqe *w;
+
+	while ((w = roce_oldest(rqp))) {
+		if (psn_diff(w->last_psn, psn) > 0)
+			break;
+		if (roce_is_rd(w->wr.opcode)) {
+			rqp->una_psn = psn_add(w->first_psn,
+					       w->done / roce_mtu(rqp->qp));
+			roce_req_rewind(rqp);
+			return;
+		}
+		roce_wqe_finish(rqp, w, IB_WC_SUCCESS);
+	}
+	if (psn_diff(psn_add(psn, 1), rqp->una_psn) > 0)
+		rqp->una_psn = psn_add(psn, 1);
+}
+
+static enum ib_wc_status roce_nak_status(u8 code)
+{
+	switch (code) {
+	case ROCE_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case ROCE_NAK_REMOTE_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
+			   u8 syndrome)
+{
+	struct srdma_swqe *w;
+
+	switch (syndrome & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK:
+		roce_ack_upto(rqp, pkt->psn);
+		rqp->retry_left = rqp->qp->attr.retry_cnt;
+		break;
+	case ROCE_AETH_RNR_NAK:
+		roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
+		rqp->una_psn = pkt->psn;
+		roce_req_rnr(rqp, syndrome);
+		break;
+	case ROCE_AETH_NAK:
+		roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
+		if ((syndrome & 0x1f) == ROCE_NAK_PSN_SEQ) {
+			rqp->una_psn = pkt->psn;
+			roce_req_rewind(rqp);
+			break;
+		}
+		w = roce_oldest(rqp);
+		if (w)
+			roce_wqe_finish(rqp, w, roce_nak_status(syndrome & 0x1f));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Place one READ response packet; the WQE completes on the last one. */
+static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct srdma_sge_cursor c;
+	struct srdma_swqe *w;
+	u32 mtu = roce_mtu(qp);
+	int err;
+
+	roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
+	w = roce_oldest(rqp);
+	if (!w || w->wr.opcode != IB_WR_RDMA_READ ||
+	    pkt->psn != psn_add(w->first_psn, w->done / mtu))
+		return;		/* stale or out of order: the timer recovers */
+	if (pkt->paylen > w->length - w->done ||
+	    (!(pkt->flags & ROCE_F_LAST) && pkt->paylen != mtu)) {
+		roce_wqe_finish(rqp, w, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+	err = srdma_sge_skip(&c, w->done);
+	if (!err)
+		err = srdma_sge_copy(qp, &c, pkt->payload, pkt->paylen,
+				     SRDMA_TO_MEM);
+	if (err) {
+		roce_wqe_finish(rqp, w, err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
+					 IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	w->done += pkt->paylen;
+	rqp->una_psn = psn_add(pkt->psn, 1);
+	if (pkt->flags & ROCE_F_LAST) {
+		if (w->done != w->length) {
+			roce_wqe_finish(rqp, w, IB_WC_BAD_RESP_ERR);
+			return;
+		}
+		roce_wqe_finish(rqp, w, IB_WC_SUCCESS);
+	}
+}
+
+static void roce_comp_atomic(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	struct roce_atmack *ack = pkt->ext + sizeof(struct roce_aeth);
+	struct srdma_qp *qp = rqp->qp;
+	struct srdma_sge_cursor c;
+	struct srdma_swqe *w;
+	u64 orig;
+	int err;
+
+	roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
+	w = roce_oldest(rqp);
+	if (!w || w->first_psn != pkt->psn ||
+	    (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+	     w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		return;
+	orig = be64_to_cpu(ack->orig);
+	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+	err = srdma_sge_copy(qp, &c, &orig, sizeof(orig), SRDMA_TO_MEM);
+	rqp->una_psn = psn_add(pkt->psn, 1);
+	roce_wqe_finish(rqp, w, err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+}
+
+void roce_comp_rcv(struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = pkt->qp;
+	struct roce_qp *rqp = to_rqp(qp);
+	u8 op = pkt->opcode & ~ROCE_OP_SERVICE_MASK;
+	u8 syndrome = 0;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	spin_lock_bh(&rqp->lock);
+	if (rqp->dead || READ_ONCE(qp->state) != IB_QPS_RTS)
+		goto out;
+	/* only responses to what is in flight count */
+	if (psn_diff(pkt->psn, rqp->una_psn) < 0 ||
+	    psn_diff(pkt->psn, rqp->next_psn) >= 0)
+		goto out;
+	if (pkt->flags & ROCE_F_AETH)
+		syndrome = be32_to_cpu(((struct roce_aeth *)pkt->ext)->smsn) >> 24;
+
+	switch (op) {
+	case ROCE_ACK:
+		roce_comp_aeth(rqp, pkt, syndrome);
+		break;
+	case ROCE_ATOMIC_ACK:
+		roce_comp_atomic(rqp, pkt);
+		break;
+	default:
+		roce_comp_read(rqp, pkt);
+		break;
+	}
+	roce_req_rearm(rqp);
+	roce_req_run(rqp);
+out:
+	spin_unlock_bh(&rqp->lock);
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCEv2 packet I/O: building IP/UDP around InfiniBand transport packets,
+ * the invariant CRC (IBTA Annex A17.8), routing with a per-QP dst cache,
+ * and finding the device an incoming packet is for.
+ */
+#include <linux/crc32.h>
+#include <asm/unaligned.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+
+#include "roce.h"
+
+/* CRC-32 of eight 0xff bytes (the masked LRH RoCEv2 lacks), seed ~0. */
+#define ROCE_ICRC_SEED 0xdebb20e3
+
+/*
+ * ICRC over the IP and UDP headers and the BTH with their variant fields
+ * set to ones, then the rest of the IB packet up to the ICRC itself.
+ * @nh is the IP header; @ib the BTH; @ib_len excludes the ICRC.
+ */
+static u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
+{
+	u8 buf[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
+	       sizeof(struct roce_bth)];
+	u32 iplen = ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	struct udphdr *uh = (void *)buf + iplen;
+	struct roce_bth *bth = (void *)(uh + 1);
+	u32 crc;
+
+	memcpy(buf, nh, iplen + sizeof(*uh));
+	memcpy(bth, ib, sizeof(*bth));
+	if (ipv6) {
+		struct ipv6hdr *ip6 = (void *)buf;
+
+		ip6->priority = 0xf;
+		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+		ip6->hop_limit = 0xff;
+	} else {
+		struct iphdr *ip4 = (void *)buf;
+
+		ip4->tos = 0xff;
+		ip4->ttl = 0xff;
+		ip4->check = (__force __sum16)0xffff;
+	}
+	uh->check = (__force __sum16)0xffff;
+	bth->qpn |= cpu_to_be32(ROCE_BTH_RESV8A);
+
+	crc = crc32_le(ROCE_ICRC_SEED, buf, iplen + sizeof(*uh) + sizeof(*bth));
+	crc = crc32_le(crc, ib + sizeof(*bth), ib_len - sizeof(*bth));
+	return ~crc;
+}
+
+struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
+			       u32 hdr_len, u32 paylen)
+{
+	struct net_device *ndev = qp_dev(qp)->ndev;
+	u32 pad = (-paylen) & 3;
+	u32 ip = av->network_type == RXE_NETWORK_TYPE_IPV6 ?
+		 sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	u32 head = LL_RESERVED_SPACE(ndev) + ip + sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + hdr_len + paylen + pad + ROCE_ICRC_BYTES,
+			GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_put(skb, hdr_len + paylen + pad + ROCE_ICRC_BYTES);
+	if (pad)
+		memset(skb->data + hdr_len + paylen, 0, pad);
+	return skb;
+}
+
+static struct dst_entry *roce_route4(struct srdma_qp *qp,
+				     const struct srdma_av *av,
+				     struct dst_cache *cache)
+{
+	struct net *net = dev_net(qp_dev(qp)->ndev);
+	struct flowi4 fl = {
+		.daddr = av->daddr.v4.sin_addr.s_addr,
+		.saddr = av->saddr.v4.sin_addr.s_addr,
+		.flowi4_proto = IPPROTO_UDP,
+	};
+	struct rtable *rt;
+	__be32 saddr;
+
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt)
+			return &rt->dst;
+	}
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt))
+		return NULL;
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
+	return &rt->dst;
+}
+
+static struct dst_entry *roce_route6(struct srdma_qp *qp,
+				     const struct srdma_av *av,
+				     struct dst_cache *cache)
+{
+	struct net *net = dev_net(qp_dev(qp)->ndev);
+	struct dst_entry *dst;
+	struct flowi6 fl = {
+		.daddr = av->daddr.v6.sin6_addr,
+		.saddr = av->saddr.v6.sin6_addr,
+		.flowi6_proto = IPPROTO_UDP,
+	};
+
+	if (cache) {
+		dst = dst_cache_get(cache);
+		if (dst)
+			return dst;
+	}
+	/* link-local peers need the interface */
+	if (ipv6_addr_type(&fl.daddr) & IPV6_ADDR_LINKLOCAL)
+		fl.flowi6_oif = qp_dev(qp)->ndev->ifindex;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	if (cache)
+		dst_cache_set_ip6(cache, dst, &fl.saddr);
+	return dst;
+}
+
+/*
+ * Wrap the IB packet at skb->data in UDP and IP, seal it with the ICRC
+ * and send it. Consumes @skb.
+ */
+int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
+	      struct sk_buff *skb)
+{
+	bool ipv6 = av->network_type == RXE_NETWORK_TYPE_IPV6;
+	struct roce_qp *rqp = to_rqp(qp);
+	struct net *net = dev_net(qp_dev(qp)->ndev);
+	bool connected = qp->ibqp.qp_type == IB_QPT_RC ||
+			 qp->ibqp.qp_type == IB_QPT_UC;
+	struct dst_cache *cache = connected ? &rqp->dst_cache : NULL;
+	u32 ib_len = skb->len - ROCE_ICRC_BYTES;
+	void *ib = skb->data;
+	struct dst_entry *dst;
+	struct udphdr *uh;
+	u32 icrc;
+
+	local_bh_disable();
+	dst = ipv6 ? roce_route6(qp, av, cache) : roce_route4(qp, av, cache);
+	local_bh_enable();
+	if (!dst) {
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	skb_dst_set(skb, dst);
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(rqp->src_port);
+	uh->dest = htons(ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;	/* the ICRC protects the payload (A17.4.3) */
+
+	if (ipv6) {
+		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
+
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6, av->traffic_class,
+			     htonl(av->flow_label) & IPV6_FLOWLABEL_MASK);
+		ip6->payload_len = htons(skb->len - sizeof(*ip6));
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
+		ip6->saddr = av->saddr.v6.sin6_addr;
+		ip6->daddr = av->daddr.v6.sin6_addr;
+		skb->protocol = htons(ETH_P_IPV6);
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	} else {
+		struct iphdr *ip4 = skb_push(skb, sizeof(*ip4));
+
+		skb_reset_network_header(skb);
+		ip4->version = 4;
+		ip4->ihl = sizeof(*ip4) >> 2;
+		ip4->tos = av->traffic_class;
+		ip4->tot_len = htons(skb->len);
+		ip4->frag_off = htons(IP_DF);
+		ip4->ttl = av->hop_limit > 1 ? av->hop_limit :
+			   ip4_dst_hoplimit(dst);
+		ip4->protocol = IPPROTO_UDP;
+		ip4->saddr = av->saddr.v4.sin_addr.s_addr;
+		ip4->daddr = av->daddr.v4.sin_addr.s_addr;
+		__ip_select_ident(net, ip4, 1);
+		ip_send_check(ip4);
+		skb->protocol = htons(ETH_P_IP);
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	}
+
+	icrc = roce_icrc(skb_network_header(skb), ipv6, ib, ib_len);
+	put_unaligned_le32(icrc, ib + ib_len);
+
+	skb->ip_summed = CHECKSUM_NONE;
+	skb->dev = dst->dev;
+	if (ipv6)
+		return ip6_local_out(net, NULL, skb);
+	return ip_local_out(net, NULL, skb);
+}
+
+/* Check the ICRC of a received packet (headers at skb's network header). */
+bool roce_icrc_ok(struct roce_pkt *pkt)
+{
+	struct sk_buff *skb = pkt->skb;
+	u32 ib_len = skb->len - ROCE_ICRC_BYTES;
+	u32 want = get_unaligned_le32(skb->data + ib_len);
+
+	return roce_icrc(skb_network_header(skb), pkt->ipv6, skb->data,
+			 ib_len) == want;
+}
+
+/*
+ * Which of this namespace's devices a packet is for: the one on the
+ * netdev it arrived on or, for packets that came over loopback, the one
+ * whose netdev holds the destination address. Called under RCU.
+ */
+struct srdma_dev *roce_rx_dev(struct srdma_net *snet, struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb->dev);
+	struct net_device *owner = NULL;
+	struct srdma_dev *dev;
+
+	dev = srdma_net_find_dev(snet, skb->dev);
+	if (dev)
+		return dev;
+	if (skb->protocol == htons(ETH_P_IP))
+		owner = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		owner = srdma_net_find_dev6(snet, &ipv6_hdr(skb)->daddr);
+	return owner ? srdma_net_find_dev(snet, owner) : NULL;
+}
+
+/* RoCEv2 source port: 0xC000 up, a hash of the QP for ECMP entropy. */
+void roce_qp_src_port(struct srdma_qp *qp)
+{
+	u32 h = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qpn, 0);
+
+	to_rqp(qp)->src_port = 0xc000 | (h & 0x3fff);
+}
+
+int roce_qp_net_init(struct roce_qp *rqp)
+{
+	return dst_cache_init(&rqp->dst_cache, GFP_KERNEL);
+}
+
+void roce_qp_net_fini(struct roce_qp *rqp)
+{
+	dst_cache_destroy(&rqp->dst_cache);
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCE requester: turns send WQEs into packets at the path MTU, assigns
+ * PSNs, keeps at most ROCE_WINDOW packets unacknowledged, and runs the
+ * retransmit and RNR timers. Runs from post_send (process context) and
+ * from ACK reception (softirq), always under the QP's protocol lock.
+ */
+#include "roce.h"
+
+/* Packets in flight before we wait for an ACK. */
+#define ROCE_WINDOW		256
+/* Ask for an ACK at least this often inside long messages. */
+#define ROCE_ACKREQ_EVERY	32
+
+static bool roce_is_rd(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w)
+{
+	u32 mtu = roce_mtu(qp);
+
+	switch (w->wr.opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return 1;
+	default:
+		return max_t(u32, 1, DIV_ROUND_UP(w->length, mtu));
+	}
+}
+
+static u8 roce_service(struct srdma_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UC:
+		return ROCE_OP_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return ROCE_OP_UD;
+	default:
+		return ROCE_OP_RC;
+	}
+}
+
+/* Which opcode carries bytes [sent, sent + paylen) of @w. */
+static u8 roce_req_opcode(struct srdma_swqe *w, bool first, bool last)
+{
+	bool imm = w->wr.opcode == IB_WR_SEND_WITH_IMM ||
+		   w->wr.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	switch (w->wr.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			return imm ? ROCE_WRITE_ONLY_IMM : ROCE_WRITE_ONLY;
+		if (first)
+			return ROCE_WRITE_FIRST;
+		if (last)
+			return imm ? ROCE_WRITE_LAST_IMM : ROCE_WRITE_LAST;
+		return ROCE_WRITE_MIDDLE;
+	case IB_WR_RDMA_READ:
+		return ROCE_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return ROCE_FETCH_ADD;
+	default:
+		if (w->wr.opcode == IB_WR_SEND_WITH_INV) {
+			if (last)
+				return first ? ROCE_SEND_ONLY_INV :
+					       ROCE_SEND_LAST_INV;
+		}
+		if (first && last)
+			return imm ? ROCE_SEND_ONLY_IMM : ROCE_SEND_ONLY;
+		if (first)
+			return ROCE_SEND_FIRST;
+		if (last)
+			return imm ? ROCE_SEND_LAST_IMM : ROCE_SEND_LAST;
+		return ROCE_SEND_MIDDLE;
+	}
+}
+
+void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
+		   u32 dqpn, u32 psn, bool ackreq)
+{
+	bth->opcode = opcode;
+	bth->flags = (se ? ROCE_BTH_SE : 0) |
+		     ((((-paylen) & 3) << ROCE_BTH_PAD_SHIFT) &
+		      ROCE_BTH_PAD_MASK);
+	bth->pkey = htons(ROCE_DEFAULT_PKEY);
+	bth->qpn = htonl(dqpn & ROCE_QPN_MASK);
+	bth->apsn = htonl((psn & ROCE_PSN_MASK) | (ackreq ? ROCE_BTH_ACKREQ : 0));
+}
+
+/* Build and send the next packet of @w; 0, -ENOMEM or a WC error. */
+static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u32 mtu = roce_mtu(qp);
+	u32 psn = rqp->next_psn;
+	u32 idx = psn_diff(psn, w->first_psn);
+	bool ud = roce_service(qp) == ROCE_OP_UD;
+	bool rd = roce_is_rd(w->wr.opcode);
+	u32 off = idx * mtu;
+	u32 paylen = rd ? 0 : min(mtu, w->length - min(off, w->length));
+	bool last = rd || psn == w->last_psn;
+	u8 op = roce_req_opcode(w, idx == 0, last);
+	const struct srdma_av *av = ud ? &w->av : &qp->attr.av;
+	u32 hdr_len = roce_ops[op].hdr_len +
+		      (ud ? sizeof(struct roce_deth) : 0);
+	bool ackreq = roce_service(qp) == ROCE_OP_RC &&
+		      (last || !(idx % ROCE_ACKREQ_EVERY));
+	struct sk_buff *skb;
+	void *h;
+
+	skb = roce_alloc_skb(qp, av, hdr_len, paylen);
+	if (!skb)
+		return -ENOMEM;
+	roce_fill_bth((void *)skb->data, op | roce_service(qp),
+		      last && (w->wr.send_flags & IB_SEND_SOLICITED), paylen,
+		      ud ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qpn, psn,
+		      ackreq);
+	h = skb->data + sizeof(struct roce_bth);
+	if (ud) {
+		struct roce_deth *deth = h;
+		u32 qkey = w->wr.wr.ud.remote_qkey;
+
+		/* a Q_Key with the high bit set means "use the QP's own" */
+		if (qkey & 0x80000000 && qp->ibqp.qp_type != IB_QPT_GSI)
+			qkey = qp->attr.qkey;
+		deth->qkey = htonl(qkey);
+		deth->sqpn = htonl(qp->ibqp.qp_num & ROCE_QPN_MASK);
+		h += sizeof(*deth);
+	}
+	if (roce_ops[op].flags & ROCE_F_RETH) {
+		struct roce_reth *reth = h;
+
+		reth->va = cpu_to_be64(w->wr.wr.rdma.remote_addr + off);
+		reth->rkey = htonl(w->wr.wr.rdma.rkey);
+		reth->len = htonl(rd ? w->length - off : w->length);
+		h += sizeof(*reth);
+	}
+	if (roce_ops[op].flags & ROCE_F_ATMETH) {
+		struct roce_atmeth *a = h;
+
+		a->va = cpu_to_be64(w->wr.wr.atomic.remote_addr);
+		a->rkey = htonl(w->wr.wr.atomic.rkey);
+		a->swap_add = cpu_to_be64(w->wr.opcode ==
+					  IB_WR_ATOMIC_CMP_AND_SWP ?
+					  w->wr.wr.atomic.swap :
+					  w->wr.wr.atomic.compare_add);
+		a->compare = cpu_to_be64(w->wr.wr.atomic.compare_add);
+		h += sizeof(*a);
+	}
+	if (roce_ops[op].flags & ROCE_F_IMM) {
+		((struct roce_immdt *)h)->imm = w->wr.ex.imm_data;
+		h += sizeof(struct roce_immdt);
+	}
+	if (roce_ops[op].flags & ROCE_F_IETH) {
+		((struct roce_ieth *)h)->rkey = htonl(w->wr.ex.invalidate_rkey);
+		h += sizeof(struct roce_ieth);
+	}
+	if (paylen) {
+		if (w->inline_data) {
+			memcpy(h, w->inline_data + off, paylen);
+		} else {
+			struct srdma_sge_cursor c;
+			int err;
+
+			srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+			err = srdma_sge_skip(&c, off);
+			if (!err)
+				err = srdma_sge_copy(qp, &c, h, paylen,
+						     SRDMA_FROM_MEM);
+			if (err) {
+				kfree_skb(skb);
+				return err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
+							IB_WC_LOC_PROT_ERR;
+			}
+		}
+	}
+
+	rqp->next_psn = rd ? psn_add(w->last_psn, 1) : psn_add(psn, 1);
+	w->sent = rd ? w->length : off + paylen;
+	roce_xmit(qp, av, skb);	/* a lost packet is retransmitted */
+	return 0;
+}
+
+static unsigned long roce_timeout_jiffies(u8 timeout)
+{
+	/* 4.096 us * 2^timeout (IBTA 9.7.6.1.3), at least two ticks */
+	u64 us = (4096ULL << min_t(u8, timeout, 31)) / 1000;
+
+	return max_t(unsigned long, usecs_to_jiffies(us), 2);
+}
+
+static void roce_arm_retrans(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || !qp->attr.timeout)
+		return;
+	if (rqp->una_psn == rqp->next_psn)
+		return;
+	if (!timer_pending(&rqp->retrans_timer))
+		mod_timer(&rqp->retrans_timer,
+			  jiffies + roce_timeout_jiffies(qp->attr.timeout));
+}
+
+/* Progress was made: restart the retransmit timer (or stop it). */
+void roce_req_rearm(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	if (rqp->una_psn == rqp->next_psn) {
+		del_timer(&rqp->retrans_timer);
+		return;
+	}
+	if (!qp->attr.timeout || rqp->rnr_wait)
+		return;
+	mod_timer(&rqp->retrans_timer,
+		  jiffies + roce_timeout_jiffies(qp->attr.timeout));
+}
+
+/* Send what the window and the read/atomic limit allow. Lock held. */
+void roce_req_run(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+
+	if (rqp->dead || rqp->rnr_wait || READ_ONCE(qp->state) != IB_QPS_RTS)
+		return;
+
+	while (rqp->req_cur != smp_load_acquire(&qp->sq_fetch)) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_cur);
+		int err;
+
+		if (w->state == SRDMA_WQE_DONE) {
+			rqp->req_cur = (rqp->req_cur + 1) & qp->sq.q.index_mask;
+			continue;
+		}
+		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
+			break;
+		if (!w->started) {
+			if (roce_is_rd(w->wr.opcode) && rqp->rd_inflight >= max_rd)
+				break;
+			if ((w->wr.send_flags & IB_SEND_FENCE) && rqp->rd_inflight)
+				break;
+			if (roce_is_rd(w->wr.opcode))
+				rqp->rd_inflight++;
+			w->started = true;
+			w->first_psn = rqp->next_psn;
+			w->last_psn = psn_add(w->first_psn,
+					      roce_wqe_npkts(qp, w) - 1);
+		}
+		err = roce_send_one(rqp, w);
+		if (err == -ENOMEM)
+			break;		/* the retransmit timer retries */
+		if (err) {
+			rqp->req_cur = (rqp->req_cur + 1) & qp->sq.q.index_mask;
+			srdma_sq_wqe_done(qp, w, err);
+			return;
+		}
+		if (psn_diff(rqp->next_psn, w->last_psn) > 0) {
+			rqp->req_cur = (rqp->req_cur + 1) & qp->sq.q.index_mask;
+			if (!rc) {
+				/* UD and UC: done once on the wire */
+				rqp->req_ack = rqp->req_cur;
+				srdma_sq_wqe_done(qp, w, IB_WC_SUCCESS);
+			}
+		}
+	}
+	if (rc)
+		roce_arm_retrans(rqp);
+}
+
+void roce_sq_kick(struct srdma_qp *qp)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+
+	spin_lock_bh(&rqp->lock);
+	roce_req_run(rqp);
+	spin_unlock_bh(&rqp->lock);
+}
+
+/*
+ * Go back to the oldest unacknowledged PSN and send again from there;
+ * packetisation is deterministic, so every WQE keeps its PSNs.
+ */
+void roce_req_rewind(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u32 i;
+
+	for (i = rqp->req_ack; i != rqp->req_cur;
+	     i = (i + 1) & qp->sq.q.index_mask) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, i);
+
+		if (w->state == SRDMA_WQE_DONE)
+			continue;
+		if (psn_diff(w->last_psn, rqp->una_psn) >= 0)
+			break;
+	}
+	rqp->req_cur = i;
+	rqp->next_psn = rqp->una_psn;
+	rqp->retransmits++;
+}
+
+/* Give up on the oldest WQE in flight with @status. */
+static void roce_req_fail(struct roce_qp *rqp, enum ib_wc_status status)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	while (rqp->req_ack != rqp->req_cur) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_ack);
+
+		rqp->req_ack = (rqp->req_ack + 1) & qp->sq.q.index_mask;
+		if (w->state != SRDMA_WQE_DONE) {
+			srdma_sq_wqe_done(qp, w, status);
+			return;
+		}
+	}
+}
+
+static void roce_retrans_timeout(struct timer_list *t)
+{
+	struct roce_qp *rqp = from_timer(rqp, t, retrans_timer);
+	struct srdma_qp *qp = rqp->qp;
+
+	spin_lock_bh(&rqp->lock);
+	if (rqp->dead || READ_ONCE(qp->state) != IB_QPS_RTS ||
+	    rqp->una_psn == rqp->next_psn)
+		goto out;
+	if (!rqp->retry_left) {
+		roce_req_fail(rqp, IB_WC_RETRY_EXC_ERR);
+		goto out;
+	}
+	rqp->retry_left--;
+	roce_req_rewind(rqp);
+	roce_req_run(rqp);
+out:
+	spin_unlock_bh(&rqp->lock);
+}
+
+static void roce_rnr_timeout(struct timer_list *t)
+{
+	struct roce_qp *rqp = from_timer(rqp, t, rnr_timer);
+
+	spin_lock_bh(&rqp->lock);
+	rqp->rnr_wait = false;
+	if (!rqp->dead) {
+		roce_req_rewind(rqp);
+		roce_req_run(rqp);
+	}
+	spin_unlock_bh(&rqp->lock);
+}
+
+/* Back off after an RNR NAK, or fail once rnr_retry is used up. */
+void roce_req_rnr(struct roce_qp *rqp, u8 code)
+{
+	/* IBTA 9.7.5.2.8, table 45: RNR timer codes in microseconds */
+	static const u32 rnr_us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480,
+		640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360,
+		20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760,
+		327680, 491520,
+	};
+	struct srdma_qp *qp = rqp->qp;
+
+	if (qp->attr.rnr_retry != 7) {
+		if (!rqp->rnr_left) {
+			roce_req_fail(rqp, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		rqp->rnr_left--;
+	}
+	rqp->rnr_wait = true;
+	del_timer(&rqp->retrans_timer);
+	mod_timer(&rqp->rnr_timer,
+		  jiffies + max_t(unsigned long,
+				  usecs_to_jiffies(rnr_us[code & 0x1f]), 1));
+}
+
+void roce_req_timers_init(struct roce_qp *rqp)
+{
+	timer_setup(&rqp->retrans_timer, roce_retrans_timeout, 0);
+	timer_setup(&rqp->rnr_timer, roce_rnr_timeout, 0);
+}
+
+/* RTS: start sending from sq_psn. Lock held. */
+void roce_req_reset(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	rqp->next_psn = qp->attr.sq_psn;
+	rqp->una_psn = qp->attr.sq_psn;
+	rqp->retry_left = qp->attr.retry_cnt;
+	rqp->rnr_left = qp->attr.rnr_retry;
+	rqp->rnr_wait = false;
+	rqp->rd_inflight = 0;
+}

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RoCE responder: requests arriving at a QP. RC checks PSNs (NAK on a
+ * gap, replay on a duplicate), places SENDs into posted receives and
+ * WRITEs into registered memory after the key check, answers READs and
+ * atomics from memory and keeps them as responder resources so that a
+ * duplicate request is answered again rather than executed twice.
+ * UC places without acknowledging; UD takes single-packet SENDs.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "roce.h"
+
+/* Atomics must be atomic against each other across all QPs. */
+static DEFINE_SPINLOCK(roce_atomic_lock);
+
+static struct srdma_av *roce_resp_av(struct srdma_qp *qp)
+{
+	return &qp->attr.av;
+}
+
+/* ACK, RNR NAK or NAK (@syndrome) for @psn. Lock held. */
+int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+	struct roce_aeth *aeth;
+	struct sk_buff *skb;
+
+	skb = roce_alloc_skb(qp, roce_resp_av(qp), roce_ops[ROCE_ACK].hdr_len,
+			     0);
+	if (!skb)
+		return -ENOMEM;
+	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ACK, false, 0,
+		      qp->attr.dest_qpn, psn, false);
+	aeth = (void *)skb->data + sizeof(struct roce_bth);
+	aeth->smsn = htonl((u32)syndrome << 24 | (rqp->msn & 0xffffff));
+	return roce_xmit(qp, roce_resp_av(qp), skb);
+}
+
+static void roce_send_nak(struct srdma_qp *qp, u8 code, u32 psn)
+{
+	roce_send_ack(qp, ROCE_AETH_NAK | code, psn);
+}
+
+static int roce_send_atomic_ack(struct srdma_qp *qp, struct roce_rdres *res)
+{
+	struct roce_aeth *aeth;
+	struct roce_atmack *ack;
+	struct sk_buff *skb;
+
+	skb = roce_alloc_skb(qp, roce_resp_av(qp),
+			     roce_ops[ROCE_ATOMIC_ACK].hdr_len, 0);
+	if (!skb)
+		return -ENOMEM;
+	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ATOMIC_ACK, false,
+		      0, qp->attr.dest_qpn, res->first_psn, false);
+	aeth = (void *)skb->data + sizeof(struct roce_bth);
+	aeth->smsn = htonl((u32)res->syndrome << 24 |
+			   (to_rqp(qp)->msn & 0xffffff));
+	ack = (void *)(aeth + 1);
+	ack->orig = cpu_to_be64(res->orig);
+	return roce_xmit(qp, roce_resp_av(qp), skb);
+}
+
+/* Send READ response packets for @res from @psn on. Lock held. */
+static int roce_send_read_resp(struct srdma_qp *qp, struct roce_rdres *res,
+			       u32 psn)
+{
+	u32 mtu = roce_mtu(qp);
+	u32 idx = psn_diff(psn, res->first_psn);
+	u32 off = idx * mtu;
+	struct srdma_mem *mem = NULL;
+	int err = 0;
+
+	if (res->length) {
+		mem = srdma_rkey_check(qp, res->rkey, res->va, res->length,
+				       IB_ACCESS_REMOTE_READ, &err);
+		if (!mem)
+			return err;
+	}
+	do {
+		u32 paylen = min(mtu, res->length - off);
+		bool first = idx == 0, last = psn == res->last_psn;
+		u8 op = first && last ? ROCE_READ_RESP_ONLY :
+			first ? ROCE_READ_RESP_FIRST :
+			last ? ROCE_READ_RESP_LAST : ROCE_READ_RESP_MIDDLE;
+		u32 hdr_len = roce_ops[op].hdr_len;
+		struct sk_buff *skb;
+
+		skb = roce_alloc_skb(qp, roce_resp_av(qp), hdr_len, paylen);
+		if (!skb) {
+			err = -ENOMEM;
+			break;
+		}
+		roce_fill_bth((void *)skb->data, ROCE_OP_RC | op, false, paylen,
+			      qp->attr.dest_qpn, psn, false);
+		if (roce_ops[op].flags & ROCE_F_AETH) {
+			struct roce_aeth *aeth = (void *)skb->data +
+						 sizeof(struct roce_bth);
+
+			aeth->smsn = htonl(ROCE_AETH_CREDIT_INVALID << 24 |
+					   (to_rqp(qp)->msn & 0xffffff));
+		}
+		if (paylen)
+			srdma_mem_copy(mem, res->va + off, skb->data + hdr_len,
+				       paylen, SRDMA_FROM_MEM);
+		roce_xmit(qp, roce_resp_av(qp), skb);
+		off += paylen;
+		idx++;
+		psn = psn_add(psn, 1);
+	} while (psn_diff(psn, res->last_psn) <= 0);
+	if (mem)
+		srdma_mem_put(mem);
+	return err;
+}
+
+static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
+{
+	struct roce_rdres *res = &rqp->res[rqp->res_head];
+
+	rqp->res_head = (rqp->res_head + 1) % rqp->nres;
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	return res;
+}
+
+/* A request we already executed: answer it again, never redo it. */
+static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u32 i;
+
+	for (i = 0; i < rqp->nres; i++) {
+		struct roce_rdres *res = &rqp->res[i];
+
+		if (!res->valid || psn_diff(pkt->psn, res->first_psn) < 0 ||
+		    psn_diff(pkt->psn, res->last_psn) > 0)
+			continue;
+		if (res->atomic) {
+			if (pkt->flags & ROCE_F_ATOMIC)
+				roce_send_atomic_ack(qp, res);
+		} else if (pkt->flags & ROCE_F_READ) {
+			roce_send_read_resp(qp, res, pkt->psn);
+		}
+		return;
+	}
+	/* SEND or WRITE seen before: acknowledge what we have */
+	roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID,
+		      psn_add(rqp->epsn, ROCE_PSN_MASK));
+}
+
+static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
+			       struct ib_wc *wc)
+{
+	wc->qp = &qp->ibqp;
+	wc->port_num = 1;
+	if (pkt->flags & ROCE_F_IMM) {
+		struct roce_immdt *imm = pkt->ext +
+			((pkt->flags & ROCE_F_RETH) ? sizeof(struct roce_reth) : 0);
+
+		wc->ex.imm_data = imm->imm;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	if (srdma_cq_post(qp->rcq, wc, pkt->bth->flags & ROCE_BTH_SE))
+		srdma_qp_error(qp);
+}
+
+/* Take a receive WQE for a new message; false: RNR. */
+static bool roce_take_rwqe(struct roce_qp *rqp)
+{
+	if (!srdma_rq_pop(rqp->qp, &rqp->rwqe, rqp->rsge))
+		return false;
+	srdma_sge_cursor_init(&rqp->rcur, rqp->rsge, rqp->rwqe.dma.num_sge);
+	rqp->rlen = 0;
+	rqp->have_rwqe = true;
+	return true;
+}
+
+static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_id = rqp->rwqe.wr_id,
+		.status = status,
+		.opcode = IB_WC_RECV,
+		.qp = &rqp->qp->ibqp,
+	};
+
+	rqp->have_rwqe = false;
+	srdma_cq_post(rqp->qp->rcq, &wc, false);
+}
+
+enum roce_verdict {
+	ROCE_OK,		/* processed; ACK if asked */
+	ROCE_RNR,		/* no receive posted */
+	ROCE_NAK_INV,		/* invalid request: QP to error */
+	ROCE_NAK_ACC,		/* remote access error: QP to error */
+	ROCE_NAK_OP,		/* remote operational error */
+	ROCE_DONE,		/* answered already (READ/atomic) */
+};
+
+static enum roce_verdict roce_resp_send(struct roce_qp *rqp,
+					struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	int err;
+
+	if (pkt->flags & ROCE_F_FIRST) {
+		if (rqp->have_rwqe) {
+			/* UC: a message was abandoned; its receive is reused */
+			srdma_sge_cursor_init(&rqp->rcur, rqp->rsge,
+					      rqp->rwqe.dma.num_sge);
+			rqp->rlen = 0;
+		} else if (!roce_take_rwqe(rqp)) {
+			return ROCE_RNR;
+		}
+	}
+	if (!rqp->have_rwqe)
+		return ROCE_NAK_INV;
+	err = srdma_sge_copy(qp, &rqp->rcur, pkt->payload, pkt->paylen,
+			     SRDMA_TO_MEM);
+	if (err) {
+		roce_fail_rwqe(rqp, err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
+				    IB_WC_LOC_PROT_ERR);
+		return err == -ENOSPC ? ROCE_NAK_INV : ROCE_NAK_OP;
+	}
+	rqp->rlen += pkt->paylen;
+	if (pkt->flags & ROCE_F_LAST) {
+		struct ib_wc wc = {
+			.wr_id = rqp->rwqe.wr_id,
+			.opcode = IB_WC_RECV,
+			.byte_len = rqp->rlen,
+		};
+
+		if (pkt->flags & ROCE_F_IETH) {
+			u32 rkey = be32_to_cpu(((struct roce_ieth *)pkt->ext)->rkey);
+
+			if (srdma_invalidate(qp, rkey)) {
+				roce_fail_rwqe(rqp, IB_WC_LOC_QP_OP_ERR);
+				return ROCE_NAK_INV;
+			}
+			wc.ex.invalidate_rkey = rkey;
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		}
+		rqp->have_rwqe = false;
+		roce_complete_recv(qp, pkt, &wc);
+	}
+	return ROCE_OK;
+}
+
+static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
+					 struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct srdma_mem *mem;
+	int err;
+
+	if (pkt->flags & ROCE_F_FIRST) {
+		struct roce_reth *reth = pkt->ext;
+
+		if (!(qp->attr.access & IB_ACCESS_REMOTE_WRITE))
+			return ROCE_NAK_ACC;
+		rqp->wva = be64_to_cpu(reth->va);
+		rqp->wrkey = be32_to_cpu(reth->rkey);
+		rqp->wlen = be32_to_cpu(reth->len);
+		rqp->wresid = rqp->wlen;
+	}
+	if (pkt->paylen > rqp->wresid ||
+	    ((pkt->flags & ROCE_F_LAST) && pkt->paylen != rqp->wresid))
+		return ROCE_NAK_INV;
+	/* WRITE with immediate needs its receive before any byte lands */
+	if ((pkt->flags & ROCE_F_IMM) && !rqp->have_rwqe &&
+	    !roce_take_rwqe(rqp))
+		return ROCE_RNR;
+	if (pkt->paylen) {
+		/* checked per packet: an invalidate may land mid-message */
+		mem = srdma_rkey_check(qp, rqp->wrkey, rqp->wva, pkt->paylen,
+				       IB_ACCESS_REMOTE_WRITE, &err);
+		if (!mem)
+			return ROCE_NAK_ACC;
+		err = srdma_mem_copy(mem, rqp->wva, pkt->payload, pkt->paylen,
+				     SRDMA_TO_MEM);
+		srdma_mem_put(mem);
+		if (err)
+			return ROCE_NAK_ACC;
+	}
+	rqp->wva += pkt->paylen;
+	rqp->wresid -= pkt->paylen;
+	if ((pkt->flags & ROCE_F_LAST) && (pkt->flags & ROCE_F_IMM)) {
+		struct ib_wc wc = {
+			.wr_id = rqp->rwqe.wr_id,
+			.opcode = IB_WC_RECV_RDMA_WITH_IMM,
+			.byte_len = rqp->wlen,
+		};
+
+		rqp->have_rwqe = false;
+		roce_complete_recv(qp, pkt, &wc);
+	}
+	return ROCE_OK;
+}
+
+static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
+					struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct roce_reth *reth = pkt->ext;
+	struct roce_rdres *res;
+	struct srdma_mem *mem;
+	u32 len = be32_to_cpu(reth->len);
+	u64 va = be64_to_cpu(reth->va);
+	int err;
+
+	if (!(qp->attr.access & IB_ACCESS_REMOTE_READ))
+		return ROCE_NAK_ACC;
+	if (len) {
+		mem = srdma_rkey_check(qp, be32_to_cpu(reth->rkey), va, len,
+				       IB_ACCESS_REMOTE_READ, &err);
+		if (!mem)
+			return ROCE_NAK_ACC;
+		srdma_mem_put(mem);
+	}
+	res = roce_res_new(rqp);
+	res->first_psn = pkt->psn;
+	res->last_psn = psn_add(pkt->psn,
+				max_t(u32, 1, DIV_ROUND_UP(len, roce_mtu(qp))) - 1);
+	res->va = va;
+	res->rkey = be32_to_cpu(reth->rkey);
+	res->length = len;
+	rqp->epsn = psn_add(res->last_psn, 1);
+	rqp->msn++;
+	roce_send_read_resp(qp, res, pkt->psn);
+	return ROCE_DONE;
+}
+
+static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
+					  struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct roce_atmeth *a = pkt->ext;
+	u64 va = be64_to_cpu(a->va);
+	struct roce_rdres *res;
+	struct srdma_mem *mem;
+	u64 orig, val;
+	int err;
+
+	if (!(qp->attr.access & IB_ACCESS_REMOTE_ATOMIC))
+		return ROCE_NAK_ACC;
+	if (va & 7)
+		return ROCE_NAK_INV;
+	mem = srdma_rkey_check(qp, be32_to_cpu(a->rkey), va, 8,
+			       IB_ACCESS_REMOTE_ATOMIC, &err);
+	if (!mem)
+		return ROCE_NAK_ACC;
+
+	spin_lock(&roce_atomic_lock);
+	err = srdma_mem_copy(mem, va, &orig, 8, SRDMA_FROM_MEM);
+	if (!err) {
+		if ((pkt->opcode & ~ROCE_OP_SERVICE_MASK) == ROCE_CMP_SWAP)
+			val = orig == be64_to_cpu(a->compare) ?
+			      be64_to_cpu(a->swap_add) : orig;
+		else
+			val = orig + be64_to_cpu(a->swap_add);
+		err = srdma_mem_copy(mem, va, &val, 8, SRDMA_TO_MEM);
+	}
+	spin_unlock(&roce_atomic_lock);
+	srdma_mem_put(mem);
+	if (err)
+		return ROCE_NAK_ACC;
+
+	res = roce_res_new(rqp);
+	res->atomic = true;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->orig = orig;
+	res->syndrome = ROCE_AETH_CREDIT_INVALID;
+	rqp->epsn = psn_add(pkt->psn, 1);
+	rqp->msn++;
+	roce_send_atomic_ack(qp, res);
+	return ROCE_DONE;
+}
+
+/* Is @flags a legal next packet given the message in progress? */
+static bool roce_in_sequence(struct roce_qp *rqp, u16 flags)
+{
+	u16 kind = flags & (ROCE_F_SEND | ROCE_F_WRITE);
+
+	if (rqp->in_msg)
+		return kind == rqp->in_msg &&
+		       (flags & (ROCE_F_MIDDLE | ROCE_F_LAST));
+	return flags & ROCE_F_FIRST;
+}
+
+static enum roce_verdict roce_resp_dispatch(struct roce_qp *rqp,
+					    struct roce_pkt *pkt)
+{
+	enum roce_verdict v;
+
+	if (!roce_in_sequence(rqp, pkt->flags))
+		return ROCE_NAK_INV;
+	if (pkt->flags & ROCE_F_READ)
+		return roce_resp_read(rqp, pkt);
+	if (pkt->flags & ROCE_F_ATOMIC)
+		return roce_resp_atomic(rqp, pkt);
+	if (pkt->flags & ROCE_F_SEND)
+		v = roce_resp_send(rqp, pkt);
+	else
+		v = roce_resp_write(rqp, pkt);
+	if (v == ROCE_OK) {
+		if (pkt->flags & ROCE_F_LAST) {
+			rqp->in_msg = 0;
+			rqp->msn++;
+		} else {
+			rqp->in_msg = pkt->flags & (ROCE_F_SEND | ROCE_F_WRITE);
+		}
+	}
+	return v;
+}
+
+static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	s32 diff = psn_diff(pkt->psn, rqp->epsn);
+	enum roce_verdict v;
+
+	if (diff > 0) {
+		/* a gap: ask once for the missing PSN (go back to epsn) */
+		if (!rqp->nak_sent) {
+			rqp->nak_sent = true;
+			roce_send_nak(qp, ROCE_NAK_PSN_SEQ, rqp->epsn);
+		}
+		return;
+	}
+	if (diff < 0) {
+		roce_resp_duplicate(rqp, pkt);
+		return;
+	}
+	rqp->nak_sent = false;
+
+	v = roce_resp_dispatch(rqp, pkt);
+	switch (v) {
+	case ROCE_OK:
+		rqp->epsn = psn_add(pkt->psn, 1);
+		if (pkt->ackreq)
+			roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, pkt->psn);
+		break;
+	case ROCE_DONE:
+		break;
+	case ROCE_RNR:
+		roce_send_ack(qp, ROCE_AETH_RNR_NAK |
+			      (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
+		break;
+	default:
+		roce_send_nak(qp, v == ROCE_NAK_INV ? ROCE_NAK_INVALID_REQ :
+			      v == ROCE_NAK_ACC ? ROCE_NAK_REMOTE_ACCESS :
+			      ROCE_NAK_REMOTE_OP, pkt->psn);
+		/* class B/C errors end the responder's QP too */
+		rqp->fatal = true;
+		break;
+	}
+}
+
+/* UC: no ACKs; a gap drops the message in progress (IBTA 9.8.3). */
+static void roce_resp_uc(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	if (pkt->psn != rqp->epsn && rqp->in_msg) {
+		/* lost packets: abandon the message, keep its receive */
+		rqp->in_msg = 0;
+		rqp->rerr = true;
+	}
+	rqp->epsn = psn_add(pkt->psn, 1);
+	if (rqp->rerr) {
+		if (!(pkt->flags & ROCE_F_FIRST))
+			return;
+		rqp->rerr = false;
+	}
+	if (roce_resp_dispatch(rqp, pkt) != ROCE_OK) {
+		rqp->in_msg = 0;
+		rqp->rerr = !(pkt->flags & ROCE_F_LAST);
+	}
+}
+
+/* UD: one packet, one message; the receive gets a 40-byte GRH first. */
+static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u8 grh[40] = {};
+	struct ib_wc wc = {
+		.opcode = IB_WC_RECV,
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
+		.src_qp = be32_to_cpu(pkt->deth->sqpn) & ROCE_QPN_MASK,
+		.byte_len = pkt->paylen + sizeof(grh),
+	};
+	int err;
+
+	if (be32_to_cpu(pkt->deth->qkey) != qp->attr.qkey) {
+		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
+		return;
+	}
+	if (!(pkt->flags & ROCE_F_FIRST) || !(pkt->flags & ROCE_F_LAST))
+		return;
+	if (!roce_take_rwqe(rqp))
+		return;		/* UD drops when nothing is posted */
+	if (pkt->ipv6) {
+		memcpy(grh, pkt->ip6, sizeof(grh));
+		wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	} else {
+		memcpy(grh + 20, pkt->ip4, sizeof(struct iphdr));
+		wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	}
+	err = srdma_sge_copy(qp, &rqp->rcur, grh, sizeof(grh), SRDMA_TO_MEM);
+	if (!err)
+		err = srdma_sge_copy(qp, &rqp->rcur, pkt->payload, pkt->paylen,
+				     SRDMA_TO_MEM);
+	rqp->have_rwqe = false;
+	wc.wr_id = rqp->rwqe.wr_id;
+	if (err) {
+		wc.status = err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
+					     IB_WC_LOC_PROT_ERR;
+		wc.qp = &qp->ibqp;
+		srdma_cq_post(qp->rcq, &wc, false);
+		return;
+	}
+	roce_complete_recv(qp, pkt, &wc);
+}
+
+void roce_resp_rcv(struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = pkt->qp;
+	struct roce_qp *rqp = to_rqp(qp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	bool fatal;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return;
+	spin_lock_bh(&rqp->lock);
+	if (rqp->dead) {
+		spin_unlock_bh(&rqp->lock);
+		return;
+	}
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		roce_resp_rc(rqp, pkt);
+		break;
+	case IB_QPT_UC:
+		roce_resp_uc(rqp, pkt);
+		break;
+	default:
+		roce_resp_ud(rqp, pkt);
+		break;
+	}
+	fatal = rqp->fatal;
+	rqp->fatal = false;
+	spin_unlock_bh(&rqp->lock);
+	if (fatal)
+		srdma_qp_error(qp);
+}
+
+/* RTR: expect rq_psn next. Lock held. */
+void roce_resp_reset(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u32 i;
+
+	rqp->epsn = qp->attr.rq_psn;
+	rqp->msn = 0;
+	rqp->nak_sent = false;
+	rqp->in_msg = 0;
+	rqp->have_rwqe = false;
+	rqp->rerr = false;
+	for (i = 0; i < rqp->nres; i++)
+		rqp->res[i].valid = false;
+	rqp->res_head = 0;
+}

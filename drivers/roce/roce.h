@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RoCEv2 transport internals: the opcode table, per-QP protocol state
+ * and the seams between requester (req.c), completer (comp.c),
+ * responder (resp.c), packet I/O (net.c) and receive dispatch (recv.c).
+ */
+#ifndef SRDMA_ROCE_H
+#define SRDMA_ROCE_H
+
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <net/dst_cache.h>
+
+#include "../core/srdma.h"
+#include "roce_wire.h"
+
+/* What each opcode carries (IBTA 9.4, table 38). */
+enum {
+	ROCE_F_RETH = BIT(0),
+	ROCE_F_IMM = BIT(1),
+	ROCE_F_IETH = BIT(2),
+	ROCE_F_AETH = BIT(3),
+	ROCE_F_ATMETH = BIT(4),
+	ROCE_F_ATMACK = BIT(5),
+	ROCE_F_PAYLOAD = BIT(6),
+	ROCE_F_FIRST = BIT(7),
+	ROCE_F_MIDDLE = BIT(8),
+	ROCE_F_LAST = BIT(9),
+	ROCE_F_SEND = BIT(10),
+	ROCE_F_WRITE = BIT(11),
+	ROCE_F_READ = BIT(12),		/* read request */
+	ROCE_F_ATOMIC = BIT(13),	/* atomic request */
+	ROCE_F_RESP = BIT(14),		/* travels responder -> requester */
+	ROCE_F_VALID = BIT(15),
+};
+
+struct roce_opinfo {
+	u16 flags;
+	u8 hdr_len;			/* BTH and extension headers, no DETH */
+};
+
+extern const struct roce_opinfo roce_ops[ROCE_OP_MAX];
+
+/* A parsed incoming packet; points into a linear skb. */
+struct roce_pkt {
+	struct sk_buff *skb;
+	struct srdma_dev *dev;
+	struct srdma_qp *qp;		/* referenced */
+	struct roce_bth *bth;
+	u8 opcode;			/* full 8-bit opcode */
+	u16 flags;			/* roce_ops[] flags */
+	u32 psn;
+	bool ackreq;
+	void *ext;			/* first header after BTH (and DETH) */
+	struct roce_deth *deth;
+	void *payload;
+	u32 paylen;
+	union {
+		struct iphdr *ip4;
+		struct ipv6hdr *ip6;
+	};
+	bool ipv6;
+};
+
+/* Responder resource: a READ or ATOMIC kept for duplicate replay. */
+struct roce_rdres {
+	bool valid;
+	bool atomic;
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u64 orig;			/* atomic: value returned */
+	u8 syndrome;			/* atomic: AETH syndrome sent */
+};
+
+struct roce_qp {
+	struct srdma_qp *qp;
+	spinlock_t lock;		/* all protocol state below */
+	struct dst_cache dst_cache;
+	u16 src_port;
+	bool dead;			/* destroy started: send nothing */
+
+	/* requester */
+	u32 req_cur;			/* SQ index being transmitted */
+	u32 req_ack;			/* oldest SQ index not yet acked */
+	u32 next_psn;
+	u32 una_psn;			/* oldest unacknowledged PSN */
+	u32 rd_inflight;		/* READ/ATOMIC requests outstanding */
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	u64 retransmits;
+
+	/* responder */
+	u32 epsn;			/* next expected PSN */
+	u32 msn;
+	bool nak_sent;			/* PSN sequence NAK outstanding */
+	u16 in_msg;			/* 0, ROCE_F_SEND or ROCE_F_WRITE */
+	bool have_rwqe;
+	struct rxe_recv_wqe rwqe;
+	struct srdma_sge_cursor rcur;
+	u32 rlen;			/* bytes received in this message */
+	bool rerr;			/* message being dropped (UC) */
+	bool fatal;			/* NAKed a class B/C error */
+	u64 wva;			/* RDMA WRITE in progress */
+	u32 wrkey;
+	u32 wresid;
+	u32 wlen;
+	struct roce_rdres *res;
+	u32 nres;
+	u32 res_head;
+	struct ib_sge rsge[SRDMA_MAX_SGE];
+};
+
+static inline struct roce_qp *to_rqp(struct srdma_qp *qp)
+{
+	return qp->tp_priv;
+}
+
+static inline u32 psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & ROCE_PSN_MASK;
+}
+
+/* Signed distance a - b in 24-bit PSN space. */
+static inline s32 psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+static inline u32 roce_mtu(struct srdma_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+		return ib_mtu_enum_to_int(srdma_mtu_for_netdev(qp_dev(qp)));
+	return ib_mtu_enum_to_int(qp->attr.path_mtu);
+}
+
+/* net.c APIs: */
+struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
+			       u32 hdr_len, u32 paylen);
+int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
+	      struct sk_buff *skb);
+bool roce_icrc_ok(struct roce_pkt *pkt);
+struct srdma_dev *roce_rx_dev(struct srdma_net *snet, struct sk_buff *skb);
+void roce_qp_src_port(struct srdma_qp *qp);
+int roce_qp_net_init(struct roce_qp *rqp);
+void roce_qp_net_fini(struct roce_qp *rqp);
+
+/* req.c APIs: */
+void roce_sq_kick(struct srdma_qp *qp);
+void roce_req_run(struct roce_qp *rqp);
+void roce_req_timers_init(struct roce_qp *rqp);
+void roce_req_reset(struct roce_qp *rqp);
+void roce_req_rewind(struct roce_qp *rqp);
+u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w);
+void roce_req_rearm(struct roce_qp *rqp);
+void roce_req_rnr(struct roce_qp *rqp, u8 code);
+void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
+		   u32 dqpn, u32 psn, bool ackreq);
+
+/* comp.c APIs: */
+void roce_comp_rcv(struct roce_pkt *pkt);
+
+/* resp.c APIs: */
+void roce_resp_rcv(struct roce_pkt *pkt);
+void roce_resp_reset(struct roce_qp *rqp);
+int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn);
+
+#endif /* SRDMA_ROCE_H */
