@@ -97,8 +97,9 @@ int srdma_bind_mw(struct srdma_qp *qp, const struct srdma_swqe *wqe)
 	/* the new key keeps the window's index; only its byte may change */
 	if ((b->rkey >> 8) != (mw->key >> 8))
 		goto out;
+	/* local write is meaningless on a window but commonly passed */
 	if (access & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-		       IB_ACCESS_REMOTE_ATOMIC))
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE))
 		goto out;
 	if (mw->mw_type == IB_MW_TYPE_2) {
 		/* type 2: bound once, through a QP of the same PD */

@@ -94,14 +94,15 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user) {
-		srdma_sq_run(qp);	/* librxe's doorbell */
-		return 0;
-	}
+	/* IBTA 10.8.2: no sends before RTS */
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
 	    state == IB_QPS_RTR) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (qp->is_user) {
+		srdma_sq_run(qp);	/* librxe's doorbell */
+		return 0;
 	}
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
