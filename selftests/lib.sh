@@ -30,7 +30,7 @@ TAP_LOGDIR=${TAP_LOGDIR:-${VM_OUT:+$VM_OUT/logs/$TAP_NAME}}
 TAP_LOGDIR=${TAP_LOGDIR:-$(mktemp -d "/tmp/$TAP_NAME.XXXXXX")}
 mkdir -p "$TAP_LOGDIR"
 
-_tap_n=0 _tap_plan=0 _tap_fail=0 _tap_skip=0
+_tap_n=0 _tap_plan=0 _tap_fail=0 _tap_skip=0 _tap_pid=$BASHPID
 
 # Background jobs get their own process group, so a timeout can kill a
 # step together with everything it started.
@@ -38,6 +38,7 @@ set -m
 
 tap_plan() {
 	_tap_plan=$1
+	_tap_pid=$BASHPID
 	echo "TAP version 13"
 	echo "1..$_tap_plan"
 	trap _tap_exit EXIT
@@ -150,6 +151,9 @@ wait_for() {
 
 _tap_exit() {
 	local rc=$?
+	# Subshells (steps, the timeout watchdog) may inherit this trap when
+	# killed early: only the test script itself reports and cleans up.
+	[ "$BASHPID" = "$_tap_pid" ] || return "$rc"
 	# A test may define tap_cleanup to undo its setup; it runs (with a
 	# timeout, output to the log) however the script ends.
 	if declare -F tap_cleanup > /dev/null; then

@@ -17,8 +17,8 @@ for t in "$@"; do
 	limit=${limit:-300}
 	echo "srdma-selftest: start $name" > /dev/kmsg
 	echo "=== $name (limit ${limit}s)"
-	rc=0
-	timeout -k 10 "$limit" "$t" < /dev/null 2>&1 | tee "$out/tap/$name.tap" || true
+	# No "|| true" here: it would reset PIPESTATUS.
+	timeout -k 10 "$limit" "$t" < /dev/null 2>&1 | tee "$out/tap/$name.tap"
 	rc=${PIPESTATUS[0]}
 	[ "$rc" != 124 ] || echo "# TIMEOUT: $name killed after ${limit}s" | tee -a "$out/tap/$name.tap"
 	echo "$rc" > "$out/tap/$name.rc"

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: run every selftest (selftests/Makefile TEST_PROGS) in VMs of
+# the distro kernel and report one line per result, then the totals.
+#
+# Tests whose header says "# vm: shared" run one after another in a single
+# VM; each "# vm: own" test gets a fresh VM (it leaves modules loaded or
+# needs a clean kernel); "# vm-hosts: N" tests get N VMs on one wire.
+# A test also fails when the kernel logged an oops/BUG/WARNING while it ran,
+# and a VM that hangs or dies fails its group. Assumes srdma.ko is built.
+# SRDMA_CHECK_TESTS="a.sh b.sh" runs a subset. Exit 0 only if nothing failed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/lib.sh
+. "$here/lib.sh"
+cd "$SRDMA_REPO"
+
+t0=$(now)
+work=build/check
+rm -rf "$work"
+mkdir -p "$work"
+results=$work/results.txt
+: > "$results"
+record() { printf '%s\t%s\n' "$1" "$2" >> "$results"; }
+
+summary() {
+	local pass fail skip
+	echo
+	echo "---- results ($(elapsed "$t0")s; logs in build/vm/out/check-*, build/check)"
+	awk -F'\t' '{ k = ($1 == "PASS") ? "ok  " : ($1 == "SKIP") ? "skip" : "FAIL"; print k "  " $2 }' "$results"
+	pass=$(grep -c '^PASS' "$results" || true)
+	fail=$(grep -c '^FAIL' "$results" || true)
+	skip=$(grep -c '^SKIP' "$results" || true)
+	if [ "$pass" = 0 ] && [ "$fail" = 0 ]; then
+		fail=1 # nothing ran: that is not a pass
+	fi
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ]
+}
+
+if ! kver=$(srdma_kver); then
+	record FAIL "setup: no kernel with headers and /boot/vmlinuz (run 'make deps')"
+	summary
+	exit 1
+fi
+[ -f srdma.ko ] || warn "srdma.ko not built: srdma tests will fail (run 'make')"
+say "kernel $kver; building the upstream siw test peer (cached)"
+if ! "$here/siw-peer.sh" > "$work/siw-peer.log" 2>&1; then
+	record FAIL "setup: tools/siw-peer.sh failed (see $work/siw-peer.log)"
+	tail -n 20 "$work/siw-peer.log" >&2
+fi
+
+read -r -a tests <<< "${SRDMA_CHECK_TESTS:-$(make -s --no-print-directory -C selftests list)}"
+header() { sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "selftests/$1" | head -n 1; }
+
+# run_group NAME HOSTS TEST...: one VM run, then collect every test's results.
+run_group() {
+	local name=$1 hosts=$2 limit=120 t secs vrc=0 out i label rc dirty
+	shift 2
+	for t in "$@"; do
+		secs=$(header "$t" timeout)
+		limit=$((limit + ${secs:-300}))
+	done
+	say "VM group $name ($hosts host(s)): $*"
+	"$here/vm/run.sh" -n "$hosts" -N "check-$name" -t "$limit" -- \
+		"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
+	for ((i = 1; i <= hosts; i++)); do
+		out=build/vm/out/check-$name/host$i
+		dirty=0
+		for t in "$@"; do
+			t=${t%.sh}
+			label=$t
+			[ "$hosts" = 1 ] || label=$t@host$i
+			rc=$(cat "$out/tap/$t.rc" 2> /dev/null || true)
+			"$here/tap-collect.sh" "$label" "$out/tap/$t.tap" "$rc" >> "$results"
+			if ! "$here/vm/scan-dmesg.sh" "$out/dmesg/$t.txt" > "$work/$name-$t-dmesg.txt"; then
+				record FAIL "$label: kernel log clean while it ran: $(head -n 1 "$work/$name-$t-dmesg.txt" | cut -d: -f3-)"
+				dirty=1
+			fi
+		done
+		# Kernel trouble outside any test (boot, shutdown) still counts.
+		if [ "$dirty" = 0 ] && [ -r "$out/dmesg.txt" ] &&
+			! "$here/vm/scan-dmesg.sh" "$out/dmesg.txt" > /dev/null; then
+			record FAIL "vm $name host$i: kernel log clean (see $out/dmesg-hits.txt)"
+		fi
+	done
+	case "$vrc" in
+	0 | 1) ;; # tests ran; their results speak
+	124) record FAIL "vm $name: timed out after ${limit}s (see build/vm/out/check-$name)" ;;
+	*) record FAIL "vm $name: VM failed with status $vrc (see build/vm/out/check-$name)" ;;
+	esac
+}
+
+shared=() own=() multi=()
+for t in "${tests[@]}"; do
+	[ -x "selftests/$t" ] || { record FAIL "$t: listed in TEST_PROGS but missing or not executable"; continue; }
+	h=$(header "$t" vm-hosts)
+	if [ -n "$h" ] && [ "$h" -gt 1 ]; then
+		multi+=("$t")
+	elif [ "$(header "$t" vm)" = own ]; then
+		own+=("$t")
+	else
+		shared+=("$t")
+	fi
+done
+
+[ "${#shared[@]}" = 0 ] || run_group shared 1 "${shared[@]}"
+for t in "${own[@]}"; do run_group "${t%.sh}" 1 "$t"; done
+for t in "${multi[@]}"; do run_group "${t%.sh}" "$(header "$t" vm-hosts)" "$t"; done
+
+summary
