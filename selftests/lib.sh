@@ -96,7 +96,8 @@ run_step() {
 	) > /dev/null 2>&1 &
 	wd=$!
 	rc=0
-	wait "$pid" || rc=$?
+	# (stderr: job control reports a killed step as "Terminated" there)
+	wait "$pid" 2> /dev/null || rc=$?
 	kill -TERM -- "-$wd" 2> /dev/null
 	wait "$wd" 2> /dev/null
 	if grep -q '^TIMEOUT after' "$log"; then rc=124; fi
@@ -135,6 +136,16 @@ t_fail() {
 	diag "command: $* (exit $rc, expected failure)"
 	tail -n 15 "$log" | sed 's/^/#   /'
 	return 1
+}
+
+# tap_bail REASON: a step everything else depends on failed; report the
+# remaining planned tests as failures at once instead of letting each one
+# run into its timeout.
+tap_bail() {
+	while [ "$_tap_n" -lt "$_tap_plan" ]; do
+		not_ok "not run: $*"
+	done
+	exit "$KSFT_FAIL"
 }
 
 # Poll CMD until it succeeds, at most SECS seconds (for asynchronous state:

@@ -20,7 +20,7 @@ ip4=$(netdev_ip4 "$NETDEV")
 tap_cleanup() { srdma_cleanup sroce0 siw0x; }
 
 tap_plan 20
-t "load srdma.ko" load_srdma
+t "load srdma.ko" load_srdma || tap_bail "srdma.ko did not load"
 t "rdma link add sroce0 type sroce netdev $NETDEV" link_add sroce0 sroce "$NETDEV"
 t "rdma link add siw0x type siwarp netdev $NETDEV" link_add siw0x siwarp "$NETDEV"
 t "rdma link show: sroce0 on $NETDEV" link_shows sroce0 "$NETDEV"

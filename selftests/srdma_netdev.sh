@@ -38,7 +38,7 @@ veth_devices() {
 veth_del_gone() { ip link del vethA && wait_dev_gone sroce1; }
 
 tap_plan 16
-t "load srdma.ko" load_srdma
+t "load srdma.ko" load_srdma || tap_bail "srdma.ko did not load"
 t "sroce0 and siw0x on $NETDEV" bash -c "rdma link add sroce0 type sroce netdev $NETDEV && rdma link add siw0x type siwarp netdev $NETDEV"
 t "MTU 1400: sroce0 active_mtu 1024" mtu_gives 1400 1024
 t "MTU 1000: sroce0 active_mtu 512" mtu_gives 1000 512

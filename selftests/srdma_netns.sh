@@ -37,7 +37,7 @@ shared_mode() { rdma system show | tee /dev/stderr | grep -q 'netns shared'; }
 veth_del_gone() { ip link del veth0 && wait_dev_gone sroce_ns; }
 
 tap_plan 11
-t "load srdma.ko" load_srdma
+t "load srdma.ko" load_srdma || tap_bail "srdma.ko did not load"
 t "rdma system netns mode is shared" shared_mode
 t "veth0 <-> veth1 in netns $ns" netns_pair
 t "rdma link add sroce_ns type sroce netdev veth1 (inside $ns)" in_ns rdma link add sroce_ns type sroce netdev veth1

@@ -31,7 +31,7 @@ dmesg_names_rxe() {
 }
 
 tap_plan 8
-t "load srdma.ko" load_srdma
+t "load srdma.ko" load_srdma || tap_bail "srdma.ko did not load"
 t_fail "modprobe rdma_rxe fails while srdma is loaded" modprobe rdma_rxe
 t "rdma_rxe is not loaded" module_absent rdma_rxe
 t "rmmod srdma" unload_srdma

@@ -40,10 +40,10 @@ netdev_events() {
 srdma_devs_gone() { rdma_dev_gone sroce0 && rdma_dev_gone siw0x; }
 
 tap_plan 13
-t "load siw.ko (upstream peer)" load_siw
+t "load siw.ko (upstream peer)" load_siw || tap_bail "siw.ko did not load"
 t "rdma link add siw0 type siw netdev $NETDEV" link_add siw0 siw "$NETDEV"
 t "siw0 PORT_ACTIVE" wait_port_state siw0 PORT_ACTIVE
-t "load srdma.ko next to siw" load_srdma
+t "load srdma.ko next to siw" load_srdma || tap_bail "srdma.ko did not load"
 t "sroce0 and siw0x on $NETDEV next to siw0" bash -c "rdma link add sroce0 type sroce netdev $NETDEV && rdma link add siw0x type siwarp netdev $NETDEV"
 t "siw0, sroce0, siw0x all PORT_ACTIVE" all_active siw0 sroce0 siw0x
 t "siw0x transport iWARP" transport_is siw0x iWARP

@@ -145,7 +145,11 @@ for ((i = 1; i <= hosts; i++)); do
 		[ "$status" != 0 ] || status=$hrc
 		echo "---- host$i console (last 30 lines): ${out#"$SRDMA_REPO"/}/console.log" >&2
 		tail -n 30 "$out/console.log" 2>/dev/null | sed 's/^/    /' >&2 || true
-		[ ! -s "$out/qemu.log" ] || { echo "---- qemu:" >&2; sed 's/^/    /' "$out/qemu.log" >&2; }
+		# (a lone VM's hub port always draws a "not connected" warning)
+		if grep -qv 'is not connected to host network' "$out/qemu.log" 2> /dev/null; then
+			echo "---- qemu:" >&2
+			grep -v 'is not connected to host network' "$out/qemu.log" | sed 's/^/    /' >&2
+		fi
 	fi
 done
 say "VM run $name done in $(elapsed "$t0")s: status $status"
