@@ -113,13 +113,24 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 	struct srdma_sge_cursor c;
 	struct srdma_swqe *w;
 	u32 mtu = roce_mtu(qp);
+	u32 expect;
 	int err;
 
 	roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
 	w = roce_oldest(rqp);
-	if (!w || w->wr.opcode != IB_WR_RDMA_READ ||
-	    pkt->psn != psn_add(w->first_psn, w->done / mtu))
-		return;		/* stale or out of order: the timer recovers */
+	if (!w || w->wr.opcode != IB_WR_RDMA_READ)
+		return;
+	expect = psn_add(w->first_psn, w->done / mtu);
+	if (pkt->psn != expect) {
+		/* a response went missing: ask again from it, once */
+		if (psn_diff(pkt->psn, expect) > 0 &&
+		    rqp->reread_psn != expect) {
+			rqp->reread_psn = expect;
+			rqp->una_psn = expect;
+			roce_req_rewind(rqp);
+		}
+		return;
+	}
 	if (pkt->paylen > w->length - w->done ||
 	    (!(pkt->flags & ROCE_F_LAST) && pkt->paylen != mtu)) {
 		roce_wqe_finish(rqp, w, IB_WC_BAD_RESP_ERR);

@@ -91,15 +91,22 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 		pkt.ip4 = ip_hdr(skb);
 	__skb_pull(skb, sizeof(struct udphdr));
 
-	if (roce_parse(&pkt))
+	if (roce_parse(&pkt)) {
+		pr_debug_ratelimited("%s: malformed packet (len %u)\n",
+				     dev_name(&dev->ibdev.dev), skb->len);
 		goto drop_count;
+	}
 	if (!roce_icrc_ok(&pkt)) {
 		srdma_count(dev, SRDMA_CNT_RX_BAD_CRC);
 		goto drop;
 	}
 	/* one P_Key, the default, full or limited membership */
-	if ((be16_to_cpu(pkt.bth->pkey) & 0x7fff) != 0x7fff)
+	if ((be16_to_cpu(pkt.bth->pkey) & 0x7fff) != 0x7fff) {
+		pr_debug_ratelimited("%s: bad P_Key %#x\n",
+				     dev_name(&dev->ibdev.dev),
+				     be16_to_cpu(pkt.bth->pkey));
 		goto drop_count;
+	}
 
 	qpn = be32_to_cpu(pkt.bth->qpn) & ROCE_QPN_MASK;
 	pkt.qp = srdma_qp_get(dev, qpn);
@@ -108,6 +115,9 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 		goto drop;
 	}
 	if (!roce_service_ok(pkt.qp, pkt.opcode & ROCE_OP_SERVICE_MASK)) {
+		pr_debug_ratelimited("%s: opcode %#x for QP %u of type %d\n",
+				     dev_name(&dev->ibdev.dev), pkt.opcode,
+				     qpn, pkt.qp->ibqp.qp_type);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}

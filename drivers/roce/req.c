@@ -129,7 +129,7 @@ static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
 		u32 qkey = w->wr.wr.ud.remote_qkey;
 
 		/* a Q_Key with the high bit set means "use the QP's own" */
-		if (qkey & 0x80000000 && qp->ibqp.qp_type != IB_QPT_GSI)
+		if (qkey & 0x80000000)
 			qkey = qp->attr.qkey;
 		deth->qkey = htonl(qkey);
 		deth->sqpn = htonl(qp->ibqp.qp_num & ROCE_QPN_MASK);

@@ -493,6 +493,9 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	int err;
 
 	if (be32_to_cpu(pkt->deth->qkey) != qp->attr.qkey) {
+		pr_debug_ratelimited("QP %u: Q_Key %#x, expected %#x\n",
+				     qp->ibqp.qp_num,
+				     be32_to_cpu(pkt->deth->qkey), qp->attr.qkey);
 		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
 		return;
 	}

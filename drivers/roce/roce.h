@@ -88,6 +88,7 @@ struct roce_qp {
 	u32 next_psn;
 	u32 una_psn;			/* oldest unacknowledged PSN */
 	u32 rd_inflight;		/* READ/ATOMIC requests outstanding */
+	u32 reread_psn;			/* last READ response asked for again */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
