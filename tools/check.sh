@@ -43,7 +43,13 @@ if ! kver=$(srdma_kver); then
 	summary
 	exit 1
 fi
-[ -f srdma.ko ] || warn "srdma.ko not built: srdma tests will fail (run 'make')"
+# Test one binary throughout, even if srdma.ko is rebuilt meanwhile (a VM
+# reading it over 9p mid-rewrite gets EIO).
+if [ -f srdma.ko ]; then
+	cp srdma.ko "$work/srdma.ko"
+else
+	warn "srdma.ko not built: srdma tests will fail (run 'make')"
+fi
 say "kernel $kver; building the upstream siw test peer (cached)"
 if ! "$here/siw-peer.sh" > "$work/siw-peer.log" 2>&1; then
 	record FAIL "setup: tools/siw-peer.sh failed (see $work/siw-peer.log)"
@@ -62,7 +68,7 @@ run_group() {
 		limit=$((limit + ${secs:-300}))
 	done
 	say "VM group $name ($hosts host(s)): $*"
-	"$here/vm/run.sh" -n "$hosts" -N "check-$name" -t "$limit" -- \
+	"$here/vm/run.sh" -n "$hosts" -N "check-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" -- \
 		"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
 	for ((i = 1; i <= hosts; i++)); do
 		out=build/vm/out/check-$name/host$i

@@ -3,7 +3,8 @@
 # Boot 1..N VMs of the distro kernel on one virtual Ethernet wire and run a
 # command in each (the same command; it tells hosts apart by $VM_HOST).
 #
-#   tools/vm/run.sh [-n HOSTS] [-t SECONDS] [-N NAME] [-m MB] [-s SMP] -- CMD [ARG]...
+#   tools/vm/run.sh [-n HOSTS] [-t SECONDS] [-N NAME] [-m MB] [-s SMP]
+#                   [-e VAR=VALUE]... -- CMD [ARG]...
 #
 # Host i is "host$i" with 192.0.2.(10+i)/24 and 2001:db8::(10+i)/64 on eth0.
 # The host's / is the guest's / (read-only, tmpfs overlay on top), so CMD and
@@ -19,15 +20,16 @@ here=$(dirname "$0")
 # shellcheck source=tools/lib.sh
 . "$here/../lib.sh"
 
-hosts=1 limit=600 name='' mem=2048 smp=''
-while getopts "n:t:N:m:s:h" o; do
+hosts=1 limit=600 name='' mem=2048 smp='' envs=()
+while getopts "n:t:N:m:s:e:h" o; do
 	case "$o" in
 	n) hosts=$OPTARG ;;
 	t) limit=$OPTARG ;;
 	N) name=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	s) smp=$OPTARG ;;
-	*) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	e) [[ "$OPTARG" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants VAR=VALUE"; envs+=("$OPTARG") ;;
+	*) sed -n '3,20s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -89,6 +91,7 @@ for ((i = 1; i <= hosts; i++)); do
 		echo "VM_SCRIPT_TIMEOUT=$((limit > 60 ? limit - 30 : limit))"
 		echo "VM_STEP_TIMEOUT=${VM_STEP_TIMEOUT:-60}"
 		printf 'VM_CMD=('; printf ' %q' "${cmd[@]}"; echo ' )'
+		for e in ${envs[@]+"${envs[@]}"}; do printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"; done
 	} > "$out/vm.conf"
 	# shellcheck disable=SC2086 # $accel is a list of options
 	timeout -k 10 "$limit" qemu-system-x86_64 $accel -m "$mem" -smp "$smp" \
