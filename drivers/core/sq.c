@@ -206,16 +206,18 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 			if (srdma_cq_post(qp->scq, &wc, false))
 				overflow = true;
 		}
-		qp->sq_cons = (qp->sq_cons + 1) & qp->sq.q.index_mask;
-		smp_store_release(&qp->sq.q.buf->consumer_index, qp->sq_cons);
+		WRITE_ONCE(qp->sq_cons, qp->sq_cons + 1);
+		smp_store_release(&qp->sq.q.buf->consumer_index,
+				  qp->sq_cons & qp->sq.q.index_mask);
 	}
 	return overflow;
 }
 
-static u32 srdma_sq_prod(struct srdma_qp *qp)
+/* How many WQEs user space (or post_send) added since the last fetch. */
+static u32 srdma_sq_new(struct srdma_qp *qp)
 {
-	return smp_load_acquire(&qp->sq.q.buf->producer_index) &
-	       qp->sq.q.index_mask;
+	return (smp_load_acquire(&qp->sq.q.buf->producer_index) -
+		qp->sq_fetch) & qp->sq.q.index_mask;
 }
 
 /*
@@ -239,14 +241,13 @@ void srdma_sq_run(struct srdma_qp *qp)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return;
 	}
-	prod = srdma_sq_prod(qp);
-	while (qp->sq_fetch != prod) {
+	prod = srdma_sq_new(qp);
+	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 
 		w->status = srdma_fetch(qp, qp->sq_fetch, w);
 		/* the transport reads sq_fetch without our lock */
-		smp_store_release(&qp->sq_fetch,
-				  (qp->sq_fetch + 1) & qp->sq.q.index_mask);
+		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
 		if (w->status == IB_WC_SUCCESS && srdma_is_local(w->wr.opcode))
 			w->status = srdma_run_local(qp, w);
 		if (w->status != IB_WC_SUCCESS) {
@@ -331,8 +332,8 @@ void srdma_flush(struct srdma_qp *qp)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return;
 	}
-	prod = srdma_sq_prod(qp);
-	while (qp->sq_fetch != prod) {
+	prod = srdma_sq_new(qp);
+	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		const struct rxe_send_wqe *slot =
 			srdma_queue_addr(&qp->sq.q, qp->sq_fetch);
@@ -341,10 +342,9 @@ void srdma_flush(struct srdma_qp *qp)
 		w->wr.opcode = READ_ONCE(slot->wr.opcode);
 		w->length = 0;
 		w->state = SRDMA_WQE_POSTED;
-		qp->sq_fetch = (qp->sq_fetch + 1) & qp->sq.q.index_mask;
+		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
 	}
-	for (prod = qp->sq_cons; prod != qp->sq_fetch;
-	     prod = (prod + 1) & qp->sq.q.index_mask) {
+	for (prod = qp->sq_cons; prod != qp->sq_fetch; prod++) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, prod);
 
 		if (w->state != SRDMA_WQE_DONE) {

@@ -280,8 +280,9 @@ struct srdma_qp {
 	struct srdma_wq sq;
 	u8 *swqe_buf;			/* kernel copy, one per SQ slot */
 	u32 swqe_size;
-	u32 sq_fetch;			/* next ring slot to fetch */
-	u32 sq_cons;			/* oldest slot not yet completed */
+	/* free-running counters; the ring slot is the counter & index_mask */
+	u32 sq_fetch;			/* next WQE to fetch */
+	u32 sq_cons;			/* oldest WQE not yet completed */
 
 	struct srdma_wq rq;
 	u32 rq_cons;

@@ -19,12 +19,13 @@ static struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;
 
+	roce_req_catch_up(rqp);
 	while (rqp->req_ack != rqp->req_cur) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_ack);
 
 		if (w->state != SRDMA_WQE_DONE)
 			return w;
-		rqp->req_ack = (rqp->req_ack + 1) & qp->sq.q.index_mask;
+		rqp->req_ack++;
 	}
 	return NULL;
 }
@@ -36,7 +37,7 @@ static void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
 
 	if (roce_is_rd(w->wr.opcode) && rqp->rd_inflight)
 		rqp->rd_inflight--;
-	rqp->req_ack = (rqp->req_ack + 1) & qp->sq.q.index_mask;
+	rqp->req_ack++;
 	srdma_sq_wqe_done(qp, w, status);
 }
 

@@ -225,6 +225,20 @@ void roce_req_rearm(struct roce_qp *rqp)
 		  jiffies + roce_timeout_jiffies(qp->attr.timeout));
 }
 
+/*
+ * The core completes local WQEs (bind, invalidate, fast register) on its
+ * own; never look at slots it has already handed back.
+ */
+void roce_req_catch_up(struct roce_qp *rqp)
+{
+	u32 cons = READ_ONCE(rqp->qp->sq_cons);
+
+	if ((s32)(rqp->req_cur - cons) < 0)
+		rqp->req_cur = cons;
+	if ((s32)(rqp->req_ack - cons) < 0)
+		rqp->req_ack = cons;
+}
+
 /* Send what the window and the read/atomic limit allow. Lock held. */
 void roce_req_run(struct roce_qp *rqp)
 {
@@ -235,12 +249,13 @@ void roce_req_run(struct roce_qp *rqp)
 	if (rqp->dead || rqp->rnr_wait || READ_ONCE(qp->state) != IB_QPS_RTS)
 		return;
 
+	roce_req_catch_up(rqp);
 	while (rqp->req_cur != smp_load_acquire(&qp->sq_fetch)) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_cur);
 		int err;
 
 		if (w->state == SRDMA_WQE_DONE) {
-			rqp->req_cur = (rqp->req_cur + 1) & qp->sq.q.index_mask;
+			rqp->req_cur++;
 			continue;
 		}
 		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
@@ -261,12 +276,12 @@ void roce_req_run(struct roce_qp *rqp)
 		if (err == -ENOMEM)
 			break;		/* the retransmit timer retries */
 		if (err) {
-			rqp->req_cur = (rqp->req_cur + 1) & qp->sq.q.index_mask;
+			rqp->req_cur++;
 			srdma_sq_wqe_done(qp, w, err);
 			return;
 		}
 		if (psn_diff(rqp->next_psn, w->last_psn) > 0) {
-			rqp->req_cur = (rqp->req_cur + 1) & qp->sq.q.index_mask;
+			rqp->req_cur++;
 			if (!rc) {
 				/* UD and UC: done once on the wire */
 				rqp->req_ack = rqp->req_cur;
@@ -296,8 +311,7 @@ void roce_req_rewind(struct roce_qp *rqp)
 	struct srdma_qp *qp = rqp->qp;
 	u32 i;
 
-	for (i = rqp->req_ack; i != rqp->req_cur;
-	     i = (i + 1) & qp->sq.q.index_mask) {
+	for (i = rqp->req_ack; i != rqp->req_cur; i++) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, i);
 
 		if (w->state == SRDMA_WQE_DONE)
@@ -318,7 +332,7 @@ static void roce_req_fail(struct roce_qp *rqp, enum ib_wc_status status)
 	while (rqp->req_ack != rqp->req_cur) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_ack);
 
-		rqp->req_ack = (rqp->req_ack + 1) & qp->sq.q.index_mask;
+		rqp->req_ack++;
 		if (w->state != SRDMA_WQE_DONE) {
 			srdma_sq_wqe_done(qp, w, status);
 			return;

@@ -450,6 +450,8 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 			      (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
 		break;
 	default:
+		pr_debug_ratelimited("QP %u: NAK (verdict %d) opcode %#x PSN %#x\n",
+				     qp->ibqp.qp_num, v, pkt->opcode, pkt->psn);
 		roce_send_nak(qp, v == ROCE_NAK_INV ? ROCE_NAK_INVALID_REQ :
 			      v == ROCE_NAK_ACC ? ROCE_NAK_REMOTE_ACCESS :
 			      ROCE_NAK_REMOTE_OP, pkt->psn);

@@ -83,8 +83,8 @@ struct roce_qp {
 	bool dead;			/* destroy started: send nothing */
 
 	/* requester */
-	u32 req_cur;			/* SQ index being transmitted */
-	u32 req_ack;			/* oldest SQ index not yet acked */
+	u32 req_cur;			/* SQ counter being transmitted */
+	u32 req_ack;			/* oldest SQ counter not yet acked */
 	u32 next_psn;
 	u32 una_psn;			/* oldest unacknowledged PSN */
 	u32 rd_inflight;		/* READ/ATOMIC requests outstanding */
@@ -159,6 +159,7 @@ void roce_req_reset(struct roce_qp *rqp);
 void roce_req_rewind(struct roce_qp *rqp);
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w);
 void roce_req_rearm(struct roce_qp *rqp);
+void roce_req_catch_up(struct roce_qp *rqp);
 void roce_req_rnr(struct roce_qp *rqp, u8 code);
 void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 		   u32 dqpn, u32 psn, bool ackreq);
