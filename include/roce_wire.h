@@ -119,6 +119,7 @@ enum roce_op {
 	ROCE_FETCH_ADD = 0x14,
 	ROCE_SEND_LAST_INV = 0x16,
 	ROCE_SEND_ONLY_INV = 0x17,
+	ROCE_ATOMIC_WRITE = 0x1d,	/* IBTA 1.5: RETH + 8 bytes */
 	ROCE_OP_MAX = 0x20,
 };
 

@@ -54,6 +54,9 @@ static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 		case IB_WR_ATOMIC_FETCH_AND_ADD:
 			return qp_dev(qp)->ibdev.attrs.atomic_cap !=
 			       IB_ATOMIC_NONE;
+		case SRDMA_WR_ATOMIC_WRITE:
+			return qp->is_user &&
+			       qp_dev(qp)->tp->kind == SRDMA_ROCE;
 		case IB_WR_REG_MR:
 			/* carries a kernel pointer: never from user rings */
 			return !qp->is_user;
@@ -96,6 +99,15 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 	if (w->wr.opcode == IB_WR_BIND_MW || w->wr.opcode == IB_WR_LOCAL_INV)
 		return IB_WC_SUCCESS;
 
+	if (w->wr.opcode == SRDMA_WR_ATOMIC_WRITE) {
+		/* eight bytes carried in the WQE, like inline data */
+		if (w->iova & 7)
+			return IB_WC_LOC_QP_OP_ERR;
+		w->inline_data = w->sge;
+		memcpy(w->inline_data, slot->dma.inline_data, 8);
+		w->length = 8;
+		return IB_WC_SUCCESS;
+	}
 	if (w->wr.send_flags & IB_SEND_INLINE) {
 		u32 len = READ_ONCE(slot->dma.length);
 
@@ -176,6 +188,8 @@ static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
 		return IB_WC_BIND_MW;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case SRDMA_WR_ATOMIC_WRITE:
+		return SRDMA_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}

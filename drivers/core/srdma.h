@@ -93,6 +93,13 @@ enum srdma_counter {
 
 struct srdma_net;
 
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5): newer than this kernel's headers, but
+ * librxe posts it with these user ABI values.
+ */
+#define SRDMA_WR_ATOMIC_WRITE	15
+#define SRDMA_WC_ATOMIC_WRITE	9
+
 struct srdma_dev {
 	struct ib_device ibdev;
 	const struct srdma_transport *tp;

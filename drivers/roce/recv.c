@@ -49,6 +49,11 @@ static int roce_parse(struct roce_pkt *pkt)
 	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY &&
 	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY_IMM)
 		return -EINVAL;
+	/* reads, atomics and their responses exist on RC only */
+	if (service != ROCE_OP_RC &&
+	    (info->flags & (ROCE_F_READ | ROCE_F_ATOMIC | ROCE_F_ATMWR |
+			    ROCE_F_RESP)))
+		return -EINVAL;
 	hdr_len = info->hdr_len +
 		  (service == ROCE_OP_UD ? sizeof(struct roce_deth) : 0);
 	pad = (pkt->bth->flags & ROCE_BTH_PAD_MASK) >> ROCE_BTH_PAD_SHIFT;

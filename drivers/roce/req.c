@@ -67,6 +67,8 @@ static u8 roce_req_opcode(struct srdma_swqe *w, bool first, bool last)
 		return ROCE_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return ROCE_FETCH_ADD;
+	case SRDMA_WR_ATOMIC_WRITE:
+		return ROCE_ATOMIC_WRITE;
 	default:
 		if (w->wr.opcode == IB_WR_SEND_WITH_INV) {
 			if (last)

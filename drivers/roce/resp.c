@@ -379,8 +379,33 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 	return ROCE_DONE;
 }
 
+/* RDMA ATOMIC WRITE: eight bytes stored at once, acknowledged like WRITE. */
+static enum roce_verdict roce_resp_atomic_write(struct roce_qp *rqp,
+						struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct roce_reth *reth = pkt->ext;
+	u64 va = be64_to_cpu(reth->va);
+	struct srdma_mem *mem;
+	int err;
+
+	if (!(qp->attr.access & IB_ACCESS_REMOTE_WRITE))
+		return ROCE_NAK_ACC;
+	if ((va & 7) || pkt->paylen != 8 || be32_to_cpu(reth->len) != 8)
+		return ROCE_NAK_INV;
+	mem = srdma_rkey_check(qp, be32_to_cpu(reth->rkey), va, 8,
+			       IB_ACCESS_REMOTE_WRITE, &err);
+	if (!mem)
+		return ROCE_NAK_ACC;
+	spin_lock(&roce_atomic_lock);
+	err = srdma_mem_copy(mem, va, pkt->payload, 8, SRDMA_TO_MEM);
+	spin_unlock(&roce_atomic_lock);
+	srdma_mem_put(mem);
+	return err ? ROCE_NAK_ACC : ROCE_OK;
+}
+
 /* Is @flags a legal next packet given the message in progress? */
-static bool roce_in_sequence(struct roce_qp *rqp, u16 flags)
+static bool roce_in_sequence(struct roce_qp *rqp, u32 flags)
 {
 	u16 kind = flags & (ROCE_F_SEND | ROCE_F_WRITE);
 
@@ -403,6 +428,8 @@ static enum roce_verdict roce_resp_dispatch(struct roce_qp *rqp,
 		return roce_resp_atomic(rqp, pkt);
 	if (pkt->flags & ROCE_F_SEND)
 		v = roce_resp_send(rqp, pkt);
+	else if (pkt->flags & ROCE_F_ATMWR)
+		v = roce_resp_atomic_write(rqp, pkt);
 	else
 		v = roce_resp_write(rqp, pkt);
 	if (v == ROCE_OK) {

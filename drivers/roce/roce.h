@@ -32,10 +32,11 @@ enum {
 	ROCE_F_ATOMIC = BIT(13),	/* atomic request */
 	ROCE_F_RESP = BIT(14),		/* travels responder -> requester */
 	ROCE_F_VALID = BIT(15),
+	ROCE_F_ATMWR = BIT(16),		/* RDMA ATOMIC WRITE */
 };
 
 struct roce_opinfo {
-	u16 flags;
+	u32 flags;
 	u8 hdr_len;			/* BTH and extension headers, no DETH */
 };
 
@@ -48,7 +49,7 @@ struct roce_pkt {
 	struct srdma_qp *qp;		/* referenced */
 	struct roce_bth *bth;
 	u8 opcode;			/* full 8-bit opcode */
-	u16 flags;			/* roce_ops[] flags */
+	u32 flags;			/* roce_ops[] flags */
 	u32 psn;
 	bool ackreq;
 	void *ext;			/* first header after BTH (and DETH) */
