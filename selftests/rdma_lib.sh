@@ -81,3 +81,51 @@ srdma_cleanup() {
 	done
 	unload_srdma
 }
+
+# gid_index DEV ADDR: the index of DEV's RoCE v2 GID for ADDR (IPv4 as
+# ::ffff:a.b.c.d or an IPv6 address), for tools that take -g/-x.
+gid_index() {
+	timeout 20 ibv_devinfo -v -d "$1" |
+		sed -n "s/.*GID\\[ *\\([0-9]*\\)\\]:[[:space:]]*$2, RoCE v2\$/\\1/p" | head -n 1
+}
+
+# pair SERVER_CMD... -- CLIENT_CMD...: run a stock tool's server in the
+# background and its client against it, both under the step's timeout;
+# ok when both exit 0. The client retries while the server starts up.
+pair() {
+	local srv=() cli=() spid rc=1 i
+	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	"${srv[@]}" &
+	spid=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		"${cli[@]}" && { rc=0; break; }
+		kill -0 "$spid" 2> /dev/null || break
+		echo "pair: client attempt $i failed, retrying"
+	done
+	wait "$spid" || rc=1
+	return "$rc"
+}
+
+# peer_pair ROLE PORT SERVER_CMD... -- CLIENT_CMD... (two hosts): on the
+# server host run the server, on the client host retry the client until
+# the peer's server answers. ROLE is "server" or "client".
+peer_pair() {
+	local role=$1 srv=() cli=() i
+	shift
+	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	if [ "$role" = server ]; then
+		"${srv[@]}"
+		return
+	fi
+	for i in $(seq 1 30); do
+		"${cli[@]}" && return 0
+		echo "peer_pair: client attempt $i failed, retrying"
+		sleep 2
+	done
+	return 1
+}

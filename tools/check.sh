@@ -56,6 +56,12 @@ if ! "$here/siw-peer.sh" > "$work/siw-peer.log" 2>&1; then
 	tail -n 20 "$work/siw-peer.log" >&2
 fi
 
+say "building the C selftests (kselftest harness from linux-source)"
+if ! make -s -C selftests > "$work/selftests-build.log" 2>&1; then
+	record FAIL "setup: building selftests failed (see $work/selftests-build.log)"
+	tail -n 20 "$work/selftests-build.log" >&2
+fi
+
 read -r -a tests <<< "${SRDMA_CHECK_TESTS:-$(make -s --no-print-directory -C selftests list)}"
 header() { sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "selftests/$1" | head -n 1; }
 

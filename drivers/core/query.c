@@ -170,6 +170,11 @@ static const struct rdma_stat_desc srdma_counter_descs[SRDMA_CNT_MAX] = {
 	[SRDMA_CNT_CQ_OVERFLOW].name = "cq_overflow",
 	[SRDMA_CNT_LOCAL_KEY_ERR].name = "local_key_err",
 	[SRDMA_CNT_REMOTE_KEY_ERR].name = "remote_key_err",
+	[SRDMA_CNT_RETRANSMITS].name = "retransmits",
+	[SRDMA_CNT_RX_DUPLICATE].name = "rx_duplicate",
+	[SRDMA_CNT_SEQ_NAK_SENT].name = "seq_nak_sent",
+	[SRDMA_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
+	[SRDMA_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,

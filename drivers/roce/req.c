@@ -323,7 +323,7 @@ void roce_req_rewind(struct roce_qp *rqp)
 	}
 	rqp->req_cur = i;
 	rqp->next_psn = rqp->una_psn;
-	rqp->retransmits++;
+	srdma_count(qp_dev(qp), SRDMA_CNT_RETRANSMITS);
 }
 
 /* Give up on the oldest WQE in flight with @status. */
@@ -352,6 +352,7 @@ static void roce_retrans_timeout(struct timer_list *t)
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
 	if (!rqp->retry_left) {
+		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);
 		roce_req_fail(rqp, IB_WC_RETRY_EXC_ERR);
 		goto out;
 	}

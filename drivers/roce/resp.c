@@ -453,11 +453,13 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		/* a gap: ask once for the missing PSN (go back to epsn) */
 		if (!rqp->nak_sent) {
 			rqp->nak_sent = true;
+			srdma_count(pkt->dev, SRDMA_CNT_SEQ_NAK_SENT);
 			roce_send_nak(qp, ROCE_NAK_PSN_SEQ, rqp->epsn);
 		}
 		return;
 	}
 	if (diff < 0) {
+		srdma_count(pkt->dev, SRDMA_CNT_RX_DUPLICATE);
 		roce_resp_duplicate(rqp, pkt);
 		return;
 	}
@@ -473,6 +475,7 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	case ROCE_DONE:
 		break;
 	case ROCE_RNR:
+		srdma_count(pkt->dev, SRDMA_CNT_RNR_NAK_SENT);
 		roce_send_ack(qp, ROCE_AETH_RNR_NAK |
 			      (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
 		break;

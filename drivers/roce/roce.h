@@ -95,7 +95,6 @@ struct roce_qp {
 	bool rnr_wait;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
-	u64 retransmits;
 
 	/* responder */
 	u32 epsn;			/* next expected PSN */

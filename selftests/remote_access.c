@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Remote access rules over one RDMA device: two RC QPs connected to each
+ * other; the "remote" buffer is registered with the access a case needs,
+ * filled with a pattern, and must come out of every refused access
+ * unchanged while the requester gets the right completion error.
+ *
+ * Environment: SRDMA_DEV (default sroce0) and SRDMA_GID (GID index of a
+ * RoCE v2 address of that device, default 1).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+
+#define BUF_LEN		4096
+#define PATTERN		0xab
+#define POLL_MS		10000
+
+FIXTURE(ra) {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_pd *pd2;
+	struct ibv_cq *cq;
+	struct ibv_qp *req;	/* requester */
+	struct ibv_qp *resp;	/* responder */
+	uint8_t *local;
+	uint8_t *remote;
+	struct ibv_mr *lmr;
+	struct ibv_mr *rmr;
+};
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &init);
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to @dqpn on our own GID. */
+static int connect_qp(struct ibv_qp *qp, uint32_t dqpn, int gid_index,
+		      union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 100;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+FIXTURE_SETUP(ra)
+{
+	const char *dev = getenv("SRDMA_DEV") ?: "sroce0";
+	int gid_index = atoi(getenv("SRDMA_GID") ?: "1");
+	union ibv_gid gid;
+
+	self->ctx = open_dev(dev);
+	ASSERT_NE(NULL, self->ctx) TH_LOG("cannot open %s", dev);
+	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, gid_index, &gid));
+	self->pd = ibv_alloc_pd(self->ctx);
+	self->pd2 = ibv_alloc_pd(self->ctx);
+	self->cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->pd);
+	ASSERT_NE(NULL, self->pd2);
+	ASSERT_NE(NULL, self->cq);
+	self->req = make_qp(self->pd, self->cq);
+	self->resp = make_qp(self->pd, self->cq);
+	ASSERT_NE(NULL, self->req);
+	ASSERT_NE(NULL, self->resp);
+	ASSERT_EQ(0, connect_qp(self->req, self->resp->qp_num, gid_index, &gid));
+	ASSERT_EQ(0, connect_qp(self->resp, self->req->qp_num, gid_index, &gid));
+
+	self->local = aligned_alloc(4096, BUF_LEN);
+	self->remote = aligned_alloc(4096, BUF_LEN);
+	ASSERT_NE(NULL, self->local);
+	ASSERT_NE(NULL, self->remote);
+	memset(self->local, 0x5a, BUF_LEN);
+	memset(self->remote, PATTERN, BUF_LEN);
+	self->lmr = ibv_reg_mr(self->pd, self->local, BUF_LEN,
+			       IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, self->lmr);
+	self->rmr = NULL;
+}
+
+FIXTURE_TEARDOWN(ra)
+{
+	if (self->req)
+		ibv_destroy_qp(self->req);
+	if (self->resp)
+		ibv_destroy_qp(self->resp);
+	if (self->rmr)
+		ibv_dereg_mr(self->rmr);
+	if (self->lmr)
+		ibv_dereg_mr(self->lmr);
+	if (self->cq)
+		ibv_destroy_cq(self->cq);
+	if (self->pd2)
+		ibv_dealloc_pd(self->pd2);
+	if (self->pd)
+		ibv_dealloc_pd(self->pd);
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	free(self->local);
+	free(self->remote);
+}
+
+/* Post one RDMA op of @len bytes at @addr with @rkey; return its status. */
+static int one_op(FIXTURE_DATA(ra) *self, enum ibv_wr_opcode op,
+		  uint64_t addr, uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->local,
+		.length = len,
+		.lkey = self->lmr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct timespec t0, t;
+	struct ibv_wc wc;
+	int n, err;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = addr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else {
+		wr.wr.rdma.remote_addr = addr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	err = ibv_post_send(self->req, &wr, &bad);
+	if (err)
+		return -err;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = ibv_poll_cq(self->cq, 1, &wc);
+		if (n > 0 && wc.qp_num == self->req->qp_num)
+			return wc.status;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < POLL_MS);
+	return -ETIMEDOUT;
+}
+
+static int remote_untouched(FIXTURE_DATA(ra) *self)
+{
+	int i;
+
+	for (i = 0; i < BUF_LEN; i++)
+		if (self->remote[i] != PATTERN)
+			return 0;
+	return 1;
+}
+
+static struct ibv_mr *reg_remote(FIXTURE_DATA(ra) *self, struct ibv_pd *pd,
+				 int access)
+{
+	self->rmr = ibv_reg_mr(pd, self->remote, BUF_LEN,
+			       IBV_ACCESS_LOCAL_WRITE | access);
+	return self->rmr;
+}
+
+#define RADDR(self) ((uintptr_t)(self)->remote)
+#define ALL_REMOTE (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+		    IBV_ACCESS_REMOTE_ATOMIC)
+
+/* The control: a permitted write lands, so the refusals below mean it. */
+TEST_F(ra, valid_write_lands)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	ASSERT_EQ(IBV_WC_SUCCESS, one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+					 self->rmr->rkey, 64));
+	ASSERT_EQ(0, memcmp(self->remote, self->local, 64));
+	ASSERT_EQ(PATTERN, self->remote[64]);
+}
+
+TEST_F(ra, wrong_rkey)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+			 self->rmr->rkey ^ 0x100, 64));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, rkey_of_another_pd)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd2, ALL_REMOTE));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+			 self->rmr->rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, out_of_bounds)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self) + BUF_LEN - 32,
+			 self->rmr->rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, address_wraps_around)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, UINT64_MAX - 16,
+			 self->rmr->rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, write_without_remote_write)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, IBV_ACCESS_REMOTE_READ));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+			 self->rmr->rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, read_without_remote_read)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_READ, RADDR(self),
+			 self->rmr->rkey, 64));
+	ASSERT_EQ(0x5a, self->local[0]);	/* nothing came back */
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, atomic_without_remote_atomic)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_ATOMIC_FETCH_AND_ADD, RADDR(self),
+			 self->rmr->rkey, 8));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_F(ra, deregistered_mr)
+{
+	uint32_t rkey;
+
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	rkey = self->rmr->rkey;
+	ASSERT_EQ(0, ibv_dereg_mr(self->rmr));
+	self->rmr = NULL;
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self), rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+/* librxe refuses a misaligned atomic at post time, before the wire. */
+TEST_F(ra, misaligned_atomic)
+{
+	int st;
+
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	st = one_op(self, IBV_WR_ATOMIC_FETCH_AND_ADD, RADDR(self) + 4,
+		    self->rmr->rkey, 8);
+	ASSERT_TRUE(st == -EINVAL || st == IBV_WC_REM_INV_REQ_ERR)
+		TH_LOG("status %d", st);
+	ASSERT_TRUE(remote_untouched(self));
+}
+
+TEST_HARNESS_MAIN

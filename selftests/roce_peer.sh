@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Two hosts on one wire run the same stock tools against each other, each
+# host once as server and once as client. Sourced by roce_two_hosts.sh and
+# roce_interop_rxe.sh after they set PEER_KIND (what host2 runs: sroce or
+# rxe); host1 always runs srdma's sroce.
+set -u
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/rdma_lib.sh
+. "$(dirname "$0")/rdma_lib.sh"
+
+tap_require_root
+tap_require_cmd rdma ibv_rc_pingpong rping ib_write_bw
+require_test_netdev
+[ -n "${VM_HOST:-}" ] || tap_skip_all "needs two test VMs (VM_HOST unset)"
+me=$VM_HOST
+kind=sroce
+[ "$me" = 2 ] && kind=$PEER_KIND
+
+tap_cleanup() {
+	if [ "$kind" = rxe ]; then
+		rdma link del dev0 2> /dev/null
+		rmmod rdma_rxe 2> /dev/null
+	else
+		srdma_cleanup dev0
+	fi
+}
+
+role() { [ "$1" = "$me" ] && echo server || echo client; }
+
+gids() {
+	g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))") &&
+		g6=$(gid_index dev0 "2001:db8::$((10 + me))") &&
+		[ -n "$g4" ] && [ -n "$g6" ]
+}
+pingpong() { # SERVER_HOST KIND GID ADDR
+	peer_pair "$(role "$1")" \
+		timeout 60 "ibv_$2_pingpong" -d dev0 -g "$3" -n 100 -c -- \
+		timeout 60 "ibv_$2_pingpong" -d dev0 -g "$3" -n 100 -c "$4"
+}
+rping_v() { # SERVER_HOST ADDR_OF_SERVER
+	peer_pair "$(role "$1")" \
+		timeout 90 rping -s -a "$2" -V -C 20 -S 4000 -- \
+		timeout 90 rping -c -a "$2" -V -C 20 -S 4000
+}
+perf() { # SERVER_HOST TOOL -R|GID ARGS...
+	local host=$1 tool=$2 conn=(-x "$3")
+	[ "$3" = -R ] && conn=(-R)
+	shift 3
+	peer_pair "$(role "$host")" \
+		timeout 120 "$tool" -d dev0 "${conn[@]}" -F "$@" -- \
+		timeout 120 "$tool" -d dev0 "${conn[@]}" -F "$@" "192.0.2.$((10 + host))"
+}
+
+tools=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)
+tap_plan $((2 + 2 * (4 + 2 + 2 * ${#tools[@]})))
+t "host$me: $kind device dev0 on $NETDEV" mkdev "$kind" dev0 "$NETDEV" || tap_bail "no device"
+t "host$me: RoCE v2 GIDs" gids || tap_bail "no GIDs"
+gids
+for srv in 1 2; do
+	# the server's own address; the client dials it
+	s4=192.0.2.$((10 + srv)) s6=2001:db8::$((10 + srv))
+	t "rc pingpong IPv4, server host$srv" pingpong "$srv" rc "$g4" "$s4"
+	t "rc pingpong IPv6, server host$srv" pingpong "$srv" rc "$g6" "$s6"
+	t "ud pingpong, server host$srv" pingpong "$srv" ud "$g4" "$s4"
+	t "uc pingpong, server host$srv" pingpong "$srv" uc "$g4" "$s4"
+	t "rping -V IPv4, server host$srv" rping_v "$srv" "$s4"
+	t "rping -V IPv6, server host$srv" rping_v "$srv" "$s6"
+	for tool in "${tools[@]}"; do
+		size=(-s 65536)
+		case $tool in *_lat) size=(-s 64) ;; ib_atomic_bw) size=() ;; esac
+		t "$tool, server host$srv" perf "$srv" "$tool" "$g4" "${size[@]}" -n 100
+		t "$tool -R, server host$srv" perf "$srv" "$tool" -R "${size[@]}" -n 100
+	done
+done
