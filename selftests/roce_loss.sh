@@ -3,11 +3,12 @@
 # vm-hosts: 2
 # timeout: 1500
 # RC over a lossy wire: with netem dropping 2%, reordering 5%, duplicating
-# 1% and corrupting 0.1% of the frames both ways, 256 MiB of RDMA WRITEs and
+# 1% and corrupting 0.1% of the frames both ways, 32 MiB of RDMA WRITEs and
 # SENDs (rc_xfer.c: every byte checked, every round exactly once) and
 # rping -V's verified READ/WRITE traffic arrive intact; with every RoCE
 # frame dropped, the requester's WQE ends with "retry counter exceeded"
-# within its timeout budget instead of hanging.
+# within its timeout budget instead of hanging. (Recovery is go-back-N:
+# 256 MiB through this loss takes minutes under TCG, too long for check.)
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -51,13 +52,13 @@ blackhole() {
 role() { [ "$me" = 2 ] && echo server || echo client; }
 xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
 writes_sends() {
-	peer_pair "$(role)" timeout 900 "$xfer" -s "$s4" -n 128 -z 1048576 -- \
-		timeout 900 "$xfer" -c "$s4" -n 128 -z 1048576
+	peer_pair "$(role)" timeout 400 "$xfer" -s "$s4" -n 16 -z 1048576 -- \
+		timeout 400 "$xfer" -c "$s4" -n 16 -z 1048576
 }
 reads_writes() {
 	peer_pair "$(role)" \
-		timeout 600 rping -s -a "$s4" -V -C 256 -S 65536 -- \
-		timeout 600 rping -c -a "$s4" -V -C 256 -S 65536
+		timeout 400 rping -s -a "$s4" -V -C 64 -S 65000 -- \
+		timeout 400 rping -c -a "$s4" -V -C 64 -S 65000
 }
 # Host1's QP must give up: status 12 (IBV_WC_RETRY_EXC_ERR), in seconds.
 retry_exceeded() {
@@ -84,8 +85,10 @@ tap_plan 6
 t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
 g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on $NETDEV" lossy
-t "128 MiB WRITE + 128 MiB SEND, every byte checked, through the loss" writes_sends
-t "rping -V (RDMA READ/WRITE, 64 KiB x 256) through the loss" reads_writes
+STEP_TIMEOUT=500
+t "16 MiB WRITE + 16 MiB SEND, every byte checked, through the loss" writes_sends
+t "rping -V (RDMA READ/WRITE, 65000 B x 64) through the loss" reads_writes
+STEP_TIMEOUT=120
 counters | diag
 t "every RoCE frame dropped" blackhole
 t "requester completes with retry exceeded, not a hang" retry_exceeded

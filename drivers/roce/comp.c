@@ -76,6 +76,16 @@ static enum ib_wc_status roce_nak_status(u8 code)
 	}
 }
 
+/* The responder lacks @psn and has everything before it: go back to it. */
+static void roce_seq_nak(struct roce_qp *rqp, u32 psn)
+{
+	pr_debug_ratelimited("QP %u: NAK %#x una %#x next %#x\n",
+			     rqp->qp->ibqp.qp_num, psn, rqp->una_psn,
+			     rqp->next_psn);
+	rqp->una_psn = psn;
+	roce_req_rewind(rqp);
+}
+
 static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 			   u8 syndrome)
 {
@@ -94,8 +104,7 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 	case ROCE_AETH_NAK:
 		roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
 		if ((syndrome & 0x1f) == ROCE_NAK_PSN_SEQ) {
-			rqp->una_psn = pkt->psn;
-			roce_req_rewind(rqp);
+			roce_seq_nak(rqp, pkt->psn);
 			break;
 		}
 		w = roce_oldest(rqp);

@@ -351,6 +351,9 @@ static void roce_retrans_timeout(struct timer_list *t)
 	if (rqp->dead || READ_ONCE(qp->state) != IB_QPS_RTS ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
+	pr_debug_ratelimited("QP %u: timeout una %#x next %#x retries left %u\n",
+			     qp->ibqp.qp_num, rqp->una_psn, rqp->next_psn,
+			     rqp->retry_left);
 	if (!rqp->retry_left) {
 		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);
 		roce_req_fail(rqp, IB_WC_RETRY_EXC_ERR);
