@@ -94,7 +94,6 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 	switch (syndrome & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
 		roce_ack_upto(rqp, pkt->psn);
-		rqp->retry_left = rqp->qp->attr.retry_cnt;
 		break;
 	case ROCE_AETH_RNR_NAK:
 		roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
@@ -195,6 +194,7 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 	struct roce_qp *rqp = to_rqp(qp);
 	u8 op = pkt->opcode & ~ROCE_OP_SERVICE_MASK;
 	u8 syndrome = 0;
+	u32 una;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
@@ -207,6 +207,7 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 		goto out;
 	if (pkt->flags & ROCE_F_AETH)
 		syndrome = be32_to_cpu(((struct roce_aeth *)pkt->ext)->smsn) >> 24;
+	una = rqp->una_psn;
 
 	switch (op) {
 	case ROCE_ACK:
@@ -218,6 +219,11 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 	default:
 		roce_comp_read(rqp, pkt);
 		break;
+	}
+	/* the retry budgets count failures in a row, not per connection */
+	if (psn_diff(rqp->una_psn, una) > 0) {
+		rqp->retry_left = qp->attr.retry_cnt;
+		rqp->rnr_left = qp->attr.rnr_retry;
 	}
 	roce_req_rearm(rqp);
 	roce_req_run(rqp);
