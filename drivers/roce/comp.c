@@ -42,26 +42,37 @@ static void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
 }
 
 /*
- * Everything up to and including @psn arrived. A READ or atomic whose
- * PSNs are covered but whose response we lack was lost: ask again.
+ * Everything up to and including @psn arrived. A READ's PSNs count only as
+ * far as its responses were placed; a READ or atomic whose PSNs are all
+ * covered but whose responses we lack was lost: ask again.
  */
 static void roce_ack_upto(struct roce_qp *rqp, u32 psn)
 {
+	u32 limit = psn_add(psn, 1);
 	struct srdma_swqe *w;
 
 	while ((w = roce_oldest(rqp))) {
-		if (psn_diff(w->last_psn, psn) > 0)
-			break;
+		bool covered = psn_diff(w->last_psn, psn) <= 0;
+
 		if (roce_is_rd(w->wr.opcode)) {
-			rqp->una_psn = psn_add(w->first_psn,
-					       w->done / roce_mtu(rqp->qp));
-			roce_req_rewind(rqp);
-			return;
+			u32 got = psn_add(w->first_psn,
+					  w->done / roce_mtu(rqp->qp));
+
+			if (covered) {
+				rqp->una_psn = got;
+				roce_req_rewind(rqp);
+				return;
+			}
+			if (psn_diff(limit, got) > 0)
+				limit = got;
+			break;
 		}
+		if (!covered)
+			break;
 		roce_wqe_finish(rqp, w, IB_WC_SUCCESS);
 	}
-	if (psn_diff(psn_add(psn, 1), rqp->una_psn) > 0)
-		rqp->una_psn = psn_add(psn, 1);
+	if (psn_diff(limit, rqp->una_psn) > 0)
+		rqp->una_psn = limit;
 }
 
 static enum ib_wc_status roce_nak_status(u8 code)

@@ -351,9 +351,14 @@ static void roce_retrans_timeout(struct timer_list *t)
 	if (rqp->dead || READ_ONCE(qp->state) != IB_QPS_RTS ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
-	pr_debug_ratelimited("QP %u: timeout una %#x next %#x retries left %u\n",
+	pr_debug_ratelimited("QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
 			     qp->ibqp.qp_num, rqp->una_psn, rqp->next_psn,
-			     rqp->retry_left);
+			     rqp->retry_left,
+			     srdma_swqe_at(qp, rqp->req_ack)->wr.opcode,
+			     srdma_swqe_at(qp, rqp->req_ack)->length,
+			     srdma_swqe_at(qp, rqp->req_ack)->done,
+			     srdma_swqe_at(qp, rqp->req_ack)->first_psn,
+			     srdma_swqe_at(qp, rqp->req_ack)->last_psn);
 	if (!rqp->retry_left) {
 		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);
 		roce_req_fail(rqp, IB_WC_RETRY_EXC_ERR);

@@ -141,10 +141,16 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 			if (pkt->flags & ROCE_F_ATOMIC)
 				roce_send_atomic_ack(qp, res);
 		} else if (pkt->flags & ROCE_F_READ) {
+			pr_debug_ratelimited("QP %u: READ replay from %#x (%#x-%#x, %u bytes)\n",
+					     qp->ibqp.qp_num, pkt->psn,
+					     res->first_psn, res->last_psn,
+					     res->length);
 			roce_send_read_resp(qp, res, pkt->psn);
 		}
 		return;
 	}
+	pr_debug_ratelimited("QP %u: duplicate opcode %#x PSN %#x, expecting %#x\n",
+			     qp->ibqp.qp_num, pkt->opcode, pkt->psn, rqp->epsn);
 	/* SEND or WRITE seen before: acknowledge what we have */
 	roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID,
 		      psn_add(rqp->epsn, ROCE_PSN_MASK));
