@@ -4,6 +4,7 @@
 #   make            build srdma.ko against KDIR
 #   make C=1        same, with sparse
 #   make deps       install every package the build, demo and tests need
+#   make install    install srdma.ko and the modprobe.d file keeping rdma_rxe out
 #   make demo       boot a VM, load srdma, create devices, move data
 #   make check      build, then run selftests and pyverbs in VMs
 #   make bench      benchmarks against rdma_rxe, siw and TCP (not in check)
@@ -27,6 +28,11 @@ clean:
 deps:
 	bash tools/deps.sh
 
+install: modules
+	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
+	install -D -m 644 tools/modprobe.d/srdma.conf /etc/modprobe.d/srdma.conf
+	depmod -a $(KVER)
+
 demo: modules
 	bash tools/demo.sh
 
@@ -36,4 +42,4 @@ check: modules
 bench: modules
 	bash tools/bench.sh
 
-.PHONY: all modules clean deps demo check bench
+.PHONY: all modules clean deps install demo check bench
