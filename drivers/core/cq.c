@@ -66,6 +66,7 @@ int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 static u32 srdma_cq_cons(struct srdma_cq *cq)
 {
+	/* the consumer is done with the slot: pairs with its release */
 	return smp_load_acquire(&cq->q.buf->consumer_index) & cq->q.index_mask;
 }
 
@@ -130,6 +131,7 @@ int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
 	else
 		memcpy(slot, wc, sizeof(*wc));
 	cq->prod = (cq->prod + 1) & cq->q.index_mask;
+	/* slot written before the consumer may see it */
 	smp_store_release(&cq->q.buf->producer_index, cq->prod);
 
 	notify = cq->notify == IB_CQ_NEXT_COMP ||
@@ -158,6 +160,7 @@ int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 		if (cons == cq->prod)
 			break;
 		memcpy(&wc[n++], srdma_queue_addr(&cq->q, cons), sizeof(*wc));
+		/* done with the slot before the producer may reuse it */
 		smp_store_release(&buf->consumer_index,
 				  (cons + 1) & cq->q.index_mask);
 	}

@@ -108,57 +108,47 @@ int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 	return 0;
 }
 
-/* A local SGE: only MRs have lkeys. The caller puts the reference. */
+/*
+ * Look up and check one access; the caller puts the reference. Local
+ * keys (lkeys) name MRs only; a type 2 window is usable remotely only
+ * through the QP it was bound on.
+ */
+static struct srdma_mem *srdma_key_check(struct srdma_qp *qp, u32 key,
+					 u64 iova, u64 length, int access,
+					 bool remote, int *err)
+{
+	struct srdma_dev *dev = qp_dev(qp);
+	struct srdma_mem *mem = srdma_key_get(dev, key);
+
+	if (!mem)
+		*err = -EINVAL;
+	else if (!remote && mem->type == SRDMA_MEM_MW)
+		*err = -EINVAL;
+	else if (remote && mem->type == SRDMA_MEM_MW &&
+		 mem->mw_type == IB_MW_TYPE_2 && READ_ONCE(mem->qp) != qp)
+		*err = -EPERM;
+	else
+		*err = srdma_mem_check(mem, qp->ibqp.pd, access, iova, length);
+	if (!*err)
+		return mem;
+	if (mem)
+		srdma_mem_put(mem);
+	srdma_count(dev, remote ? SRDMA_CNT_REMOTE_KEY_ERR :
+				  SRDMA_CNT_LOCAL_KEY_ERR);
+	return NULL;
+}
+
 struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
 				   const struct ib_sge *sge, int access,
 				   int *err)
 {
-	struct srdma_dev *dev = qp_dev(qp);
-	struct srdma_mem *mem = srdma_key_get(dev, sge->lkey);
-
-	if (!mem || mem->type == SRDMA_MEM_MW) {
-		*err = -EINVAL;
-		goto fail;
-	}
-	*err = srdma_mem_check(mem, qp->ibqp.pd, access, sge->addr,
-			       sge->length);
-	if (*err)
-		goto fail;
-	return mem;
-
-fail:
-	if (mem)
-		srdma_mem_put(mem);
-	srdma_count(dev, SRDMA_CNT_LOCAL_KEY_ERR);
-	return NULL;
+	return srdma_key_check(qp, sge->lkey, sge->addr, sge->length, access,
+			       false, err);
 }
 
-/* A remote access through @qp with @rkey (an MR or a bound MW). */
 struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
 				   u64 iova, u64 length, int access,
 				   int *err)
 {
-	struct srdma_dev *dev = qp_dev(qp);
-	struct srdma_mem *mem = srdma_key_get(dev, rkey);
-
-	if (!mem) {
-		*err = -EINVAL;
-		goto fail;
-	}
-	/* a type 2 window is usable only through the QP it was bound on */
-	if (mem->type == SRDMA_MEM_MW && mem->mw_type == IB_MW_TYPE_2 &&
-	    READ_ONCE(mem->qp) != qp) {
-		*err = -EPERM;
-		goto fail;
-	}
-	*err = srdma_mem_check(mem, qp->ibqp.pd, access, iova, length);
-	if (*err)
-		goto fail;
-	return mem;
-
-fail:
-	if (mem)
-		srdma_mem_put(mem);
-	srdma_count(dev, SRDMA_CNT_REMOTE_KEY_ERR);
-	return NULL;
+	return srdma_key_check(qp, rkey, iova, length, access, true, err);
 }

@@ -127,6 +127,7 @@ int srdma_bind_mw(struct srdma_qp *qp, const struct srdma_swqe *wqe)
 		if (mw->mw_type == IB_MW_TYPE_2)
 			WRITE_ONCE(mw->qp, qp);
 		WRITE_ONCE(mw->key, b->rkey);
+		/* the window fields before the state that makes them valid */
 		smp_store_release(&mw->state, SRDMA_MEM_VALID);
 	} else {
 		WRITE_ONCE(mw->key, b->rkey);	/* type 1 zero-length unbind */

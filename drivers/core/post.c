@@ -109,9 +109,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	for (; wr; wr = wr->next) {
 		u32 prod = buf->producer_index & qp->sq.q.index_mask;
 
-		if (((prod + 1) & qp->sq.q.index_mask) ==
-		    (smp_load_acquire(&buf->consumer_index) &
-		     qp->sq.q.index_mask)) {
+		if (srdma_queue_full(&qp->sq.q, prod)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -119,6 +117,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 					   srdma_queue_addr(&qp->sq.q, prod));
 		if (err)
 			break;
+		/* slot written before the consumer may see it */
 		smp_store_release(&buf->producer_index,
 				  (prod + 1) & qp->sq.q.index_mask);
 	}
@@ -139,8 +138,7 @@ int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr)
 
 	if (wr->num_sge > wq->max_sge)
 		return -EINVAL;
-	if (((prod + 1) & wq->q.index_mask) ==
-	    (smp_load_acquire(&buf->consumer_index) & wq->q.index_mask))
+	if (srdma_queue_full(&wq->q, prod))
 		return -ENOMEM;
 	slot = srdma_queue_addr(&wq->q, prod);
 	slot->wr_id = wr->wr_id;
@@ -152,6 +150,7 @@ int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr)
 	slot->dma.num_sge = wr->num_sge;
 	slot->dma.cur_sge = 0;
 	slot->dma.sge_offset = 0;
+	/* slot written before the consumer may see it */
 	smp_store_release(&buf->producer_index, (prod + 1) & wq->q.index_mask);
 	return 0;
 }

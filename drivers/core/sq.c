@@ -221,6 +221,7 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 				overflow = true;
 		}
 		WRITE_ONCE(qp->sq_cons, qp->sq_cons + 1);
+		/* done with the slot before the producer may reuse it */
 		smp_store_release(&qp->sq.q.buf->consumer_index,
 				  qp->sq_cons & qp->sq.q.index_mask);
 	}
@@ -230,6 +231,7 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 /* How many WQEs user space (or post_send) added since the last fetch. */
 static u32 srdma_sq_new(struct srdma_qp *qp)
 {
+	/* slot contents before the index: pairs with the producer */
 	return (smp_load_acquire(&qp->sq.q.buf->producer_index) -
 		qp->sq_fetch) & qp->sq.q.index_mask;
 }
@@ -271,15 +273,16 @@ void srdma_sq_run(struct srdma_qp *qp)
 		}
 		if (srdma_is_local(w->wr.opcode)) {
 			w->state = SRDMA_WQE_DONE;
-		} else if (!tp->sq_kick) {
+			continue;
+		}
+		if (!tp->sq_kick) {
 			/* no wire behind this device kind yet: fail, never hang */
 			w->status = IB_WC_LOC_QP_OP_ERR;
 			w->state = SRDMA_WQE_DONE;
 			fatal = true;
 			break;
-		} else {
-			kick = true;
 		}
+		kick = true;
 	}
 	if (srdma_sq_complete_locked(qp))
 		fatal = true;
@@ -313,6 +316,7 @@ static void srdma_flush_rq(struct srdma_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	/* slot contents before the index: pairs with the producer */
 	while (qp->rq_cons != (smp_load_acquire(&buf->producer_index) &
 			       qp->rq.q.index_mask)) {
 		const struct rxe_recv_wqe *r =
@@ -327,6 +331,7 @@ static void srdma_flush_rq(struct srdma_qp *qp)
 		if (srdma_cq_post(qp->rcq, &wc, false))
 			break;
 		qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
+		/* done with the slot before the producer may reuse it */
 		smp_store_release(&buf->consumer_index, qp->rq_cons);
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -356,6 +361,7 @@ void srdma_flush(struct srdma_qp *qp)
 		w->wr.opcode = READ_ONCE(slot->wr.opcode);
 		w->length = 0;
 		w->state = SRDMA_WQE_POSTED;
+		/* the kernel WQE copy before the transport may see it */
 		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
 	}
 	for (prod = qp->sq_cons; prod != qp->sq_fetch; prod++) {
@@ -389,6 +395,7 @@ bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		return srdma_srq_pop(qp->srq, out, sge);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	/* slot contents before the index: pairs with the producer */
 	if (qp->rq_cons == (smp_load_acquire(&buf->producer_index) &
 			    qp->rq.q.index_mask)) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -404,6 +411,7 @@ bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
 	}
 	qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
+	/* done with the slot before the producer may reuse it */
 	smp_store_release(&buf->consumer_index, qp->rq_cons);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	return true;

@@ -430,6 +430,15 @@ static inline void *srdma_queue_addr(const struct srdma_queue *q, u32 index)
 			       q->log2_elem_size);
 }
 
+/* A producer's view: does the slot after @prod still belong to the consumer? */
+static inline bool srdma_queue_full(const struct srdma_queue *q, u32 prod)
+{
+	/* the consumer is done with a slot before it moves its index */
+	u32 cons = smp_load_acquire(&q->buf->consumer_index);
+
+	return ((prod + 1) & q->index_mask) == (cons & q->index_mask);
+}
+
 /* pd.c APIs: */
 int srdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int srdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -75,6 +75,7 @@ err_count:
 
 static u32 srdma_srq_count(struct srdma_srq *srq)
 {
+	/* slot contents before the index: pairs with the producer */
 	u32 prod = smp_load_acquire(&srq->rq.q.buf->producer_index);
 
 	return (prod - srq->cons) & srq->rq.q.index_mask;
@@ -224,6 +225,7 @@ bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
 		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
 	}
 	srq->cons = (srq->cons + 1) & srq->rq.q.index_mask;
+	/* done with the slot before the producer may reuse it */
 	smp_store_release(&srq->rq.q.buf->consumer_index, srq->cons);
 	if (srq->limit && srdma_srq_count(srq) < srq->limit) {
 		srq->limit = 0;		/* one event per arming */

@@ -252,6 +252,7 @@ void roce_req_run(struct roce_qp *rqp)
 		return;
 
 	roce_req_catch_up(rqp);
+	/* pairs with srdma_sq_run(): the WQE copies are complete */
 	while (rqp->req_cur != smp_load_acquire(&qp->sq_fetch)) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_cur);
 		int err;
