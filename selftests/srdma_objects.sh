@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: own
+# Leaks: create and destroy every verbs object (and walk the refused-create
+# error paths) hundreds of times on an sroce and a siwarp device; afterwards
+# no resource is left (rdma res) and srdma unloads.
+set -u
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/rdma_lib.sh
+. "$(dirname "$0")/rdma_lib.sh"
+
+tap_require_root
+tap_require_cmd rdma
+require_test_netdev
+
+tap_cleanup() { srdma_cleanup sroce0 siw0x; }
+
+loops() { # DEV GID
+	timeout 600 /usr/bin/python3 "$SELFTESTS_DIR/objects_loop.py" "$1" "$2" 300
+}
+# rdma res counts objects per device; only ib_core's own (QP1's PD, CQ,
+# QP and the DMA MR of kernel PDs) may remain.
+res_clean() { # DEV
+	local out
+	out=$(timeout 20 rdma res show "$1") || return 1
+	echo "$out"
+	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
+	     END { exit !(n["ctx"] == 0 && n["srq"] + 0 == 0 && n["mr"] + 0 == 0 &&
+			   n["pd"] + 0 <= 1 && n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1) }' <<< "$out"
+}
+unloads() { timeout 10 rdma link del sroce0 && timeout 10 rdma link del siw0x && timeout 60 rmmod srdma; }
+
+tap_plan 7
+t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
+t "siw0x on $NETDEV" mkdev siwarp siw0x "$NETDEV"
+STEP_TIMEOUT=600
+t "create/destroy loops on sroce0" loops sroce0 "$(gid_index sroce0 "::ffff:$(ip -4 -o addr show dev "$NETDEV" | awk '{ sub("/.*", "", $4); print $4; exit }')")"
+t "create/destroy loops on siw0x" loops siw0x 0
+STEP_TIMEOUT=60
+t "nothing left on sroce0 (rdma res)" res_clean sroce0
+t "nothing left on siw0x (rdma res)" res_clean siw0x
+t "devices deleted and srdma unloaded" unloads
