@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm: shared
+# vm: own
 # timeout: 900
 # Stock RDMA tools over one sroce device talking to itself, IPv4 and IPv6:
 # libibverbs pingpongs (RC, UC, UD, SRQ) with buffer checks, rdma_cm tools
