@@ -99,6 +99,8 @@ pair() {
 	cli=("$@")
 	"${srv[@]}" &
 	spid=$!
+	# give the server time to listen: an early rdma_cm client is rejected
+	sleep 2
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		sleep 1
 		"${cli[@]}" && { rc=0; break; }

@@ -59,6 +59,7 @@ t "ucmatose over IPv4" cm_tool ucmatose "$ip4"
 t "ucmatose over IPv6" cm_tool ucmatose "$ip6"
 t "udaddy over IPv4" cm_tool udaddy "$ip4"
 t "udaddy over IPv6" cm_tool udaddy "$ip6"
+STEP_TIMEOUT=200
 for tool in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat; do
 	size=(-s 65536)
 	case $tool in *_lat) size=(-s 64) ;; ib_atomic_bw) size=() ;; esac

@@ -10,7 +10,11 @@ pattern='Oops|BUG:|WARNING:|Call Trace|general protection|KASAN|UBSAN|refcount_t
 hits=0
 for f in "$@"; do
 	[ -r "$f" ] || continue
-	if grep -E -n -- "$pattern" "$f" | sed "s|^|$f:|"; then
+	# "traps: PROG[pid] general protection fault ... in libX.so" is a
+	# user-space crash the kernel reports, not a kernel bug.
+	if grep -E -n -- "$pattern" "$f" |
+		grep -E -v 'traps: [^ ]+\[[0-9]+\] general protection fault ip:[0-9a-f]+ sp:[0-9a-f]+ error:[0-9a-f]+ in ' |
+		sed "s|^|$f:|" | grep .; then
 		hits=1
 	fi
 done
