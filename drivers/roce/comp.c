@@ -7,13 +7,6 @@
  */
 #include "roce.h"
 
-static bool roce_is_rd(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ ||
-	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Oldest WQE still waiting for the peer, or NULL. */
 static struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
 {

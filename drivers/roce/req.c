@@ -12,13 +12,6 @@
 /* Ask for an ACK at least this often inside long messages. */
 #define ROCE_ACKREQ_EVERY	32
 
-static bool roce_is_rd(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ ||
-	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w)
 {
 	u32 mtu = roce_mtu(qp);

@@ -133,6 +133,14 @@ static inline s32 psn_diff(u32 a, u32 b)
 	return (s32)((a - b) << 8) >> 8;
 }
 
+/* READ and atomics: answered with data, limited by max_rd_atomic. */
+static inline bool roce_is_rd(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 static inline u32 roce_mtu(struct srdma_qp *qp)
 {
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
