@@ -208,6 +208,8 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct srdma_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
 
+	if (dev->tp->qp_release)
+		dev->tp->qp_release(qp);
 	/* no new lookups, then no lookups in flight, then no users */
 	xa_erase(&dev->qps, ibqp->qp_num);
 	synchronize_rcu();

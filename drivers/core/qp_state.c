@@ -170,6 +170,9 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 
 	if (dev->tp->kind == SRDMA_IWARP) {
+		/* a graceful disconnect of a connection that already failed */
+		if (cur == IB_QPS_ERR && next == IB_QPS_SQD)
+			next = IB_QPS_ERR;
 		if (!srdma_iwarp_transition_ok(cur, next)) {
 			err = -EINVAL;
 			goto out;
@@ -219,6 +222,8 @@ void srdma_qp_error(struct srdma_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (was_err)
 		return;
+	if (qp_dev(qp)->tp->qp_error)
+		qp_dev(qp)->tp->qp_error(qp);
 	srdma_flush(qp);
 	srdma_qp_event(qp, IB_EVENT_QP_FATAL);
 }

@@ -73,7 +73,7 @@ int srdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = SRDMA_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SRDMA_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SRDMA_MAX_RD_ATOMIC * SRDMA_MAX_QP;
-	attr->atomic_cap = roce ? IB_ATOMIC_HCA : IB_ATOMIC_NONE;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = roce ? SRDMA_MAX_AH : 0;
 	attr->max_srq = SRDMA_MAX_SRQ;
 	attr->max_srq_wr = SRDMA_MAX_SRQ_WR;

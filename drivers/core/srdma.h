@@ -78,6 +78,13 @@ struct srdma_transport {
 	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
 	int (*qp_init)(struct srdma_qp *qp);
 	void (*qp_destroy)(struct srdma_qp *qp);
+	/* A fatal error moved the QP to ERR; any context. */
+	void (*qp_error)(struct srdma_qp *qp);
+	/*
+	 * destroy_qp is about to wait for every reference: drop the ones
+	 * a connection holds. Process context.
+	 */
+	void (*qp_release)(struct srdma_qp *qp);
 };
 
 /* Per-device counters of things dropped or refused; shown as hw stats. */
@@ -533,6 +540,18 @@ static inline void srdma_sge_cursor_init(struct srdma_sge_cursor *c,
 int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
 		   void *buf, u32 len, enum srdma_copy_dir dir);
 int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
+
+/* atomic.c APIs: */
+struct srdma_atomic_args {
+	bool cmp_swap;
+	u64 swap_add;
+	u64 swap_mask;		/* swap: bits to replace; add: field ends */
+	u64 compare;
+	u64 compare_mask;
+};
+int srdma_atomic_op(struct srdma_mem *mem, u64 va,
+		    const struct srdma_atomic_args *args, u64 *orig);
+int srdma_atomic_store(struct srdma_mem *mem, u64 va, const void *src);
 
 /* mr.c APIs: */
 struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The iWARP transport: an RNIC whose port GID is its MAC address, and
- * the iw_cm hooks. MPA connection set-up is not built yet: connect,
- * accept and listen fail with EOPNOTSUPP so rdma_cm users get a clear
- * error.
+ * The iWARP transport's hooks into the core: an RNIC whose port GID is
+ * its MAC address, the iw_cm operations (cm.c), and the per-QP state
+ * that follows the QP through its states.
  */
-#include "../core/srdma.h"
+#include <linux/module.h>
+
+#include "iwarp.h"
+
+bool srdma_iw_crc;
+module_param_named(iwarp_crc, srdma_iw_crc, bool, 0644);
+MODULE_PARM_DESC(iwarp_crc,
+		 "Ask for MPA CRC32c on new iWARP connections (default: off; a peer that asks gets it)");
 
 static int srdma_iw_query_gid(struct ib_device *ibdev, u32 port, int index,
 			      union ib_gid *gid)
@@ -37,32 +43,98 @@ static struct ib_qp *srdma_iw_get_qp(struct ib_device *ibdev, int qpn)
 	return qp ? &qp->ibqp : NULL;
 }
 
-static int srdma_iw_connect(struct iw_cm_id *id,
-			    struct iw_cm_conn_param *param)
+static int iw_dev_init(struct srdma_dev *dev)
 {
-	return -EOPNOTSUPP;
-}
-
-static int srdma_iw_accept(struct iw_cm_id *id,
-			   struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_iw_reject(struct iw_cm_id *id, const void *pdata,
-			   u8 pdata_len)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
-{
-	return -EOPNOTSUPP;
-}
-
-static int srdma_iw_destroy_listen(struct iw_cm_id *id)
-{
+	/* iw_cm talks to us directly, no iwpmd port mapping */
+	dev->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
+	memcpy(dev->ibdev.iw_ifname, dev->ndev->name,
+	       sizeof(dev->ibdev.iw_ifname));
 	return 0;
+}
+
+static int iw_qp_init(struct srdma_qp *qp)
+{
+	struct iw_qp *iqp = kzalloc(sizeof(*iqp), GFP_KERNEL);
+
+	if (!iqp)
+		return -ENOMEM;
+	iqp->qp = qp;
+	spin_lock_init(&iqp->lock);
+	INIT_WORK(&iqp->tx_work, iw_tx_work);
+	mutex_init(&iqp->tx_mutex);
+	iw_rx_reset(iqp);
+	iw_tx_reset(iqp);
+	qp->tp_priv = iqp;
+	return 0;
+}
+
+static void iw_qp_destroy(struct srdma_qp *qp)
+{
+	struct iw_qp *iqp = to_iwqp(qp);
+
+	cancel_work_sync(&iqp->tx_work);
+	iw_rx_release(iqp);
+	iw_tx_release(iqp);
+	kvfree(iqp->tx_buf);
+	kfree(iqp);
+	qp->tp_priv = NULL;
+}
+
+/* Close the connection the QP is attached to, if any. Any context. */
+static void iw_qp_close(struct srdma_qp *qp, bool abort)
+{
+	struct iw_qp *iqp = to_iwqp(qp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&iqp->lock, flags);
+	if (iqp->ep)
+		iw_ep_close(iqp->ep, abort && !iqp->term_pending);
+	spin_unlock_irqrestore(&iqp->lock, flags);
+}
+
+static void iw_qp_error(struct srdma_qp *qp)
+{
+	iw_qp_close(qp, true);
+}
+
+static void iw_qp_release(struct srdma_qp *qp)
+{
+	iw_qp_close(qp, true);
+}
+
+/*
+ * iw_cm disconnects through modify_qp: SQD asks for a graceful close
+ * (FIN once the send queue is out), ERR for an abortive one.
+ */
+static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
+{
+	struct iw_qp *iqp = to_iwqp(qp);
+
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_ERR:
+		iw_qp_close(qp, true);
+		break;
+	case IB_QPS_SQD:
+		WRITE_ONCE(iqp->draining, true);
+		iw_tx_kick(iqp);
+		break;
+	case IB_QPS_RESET:
+		cancel_work_sync(&iqp->tx_work);
+		spin_lock_bh(&iqp->lock);
+		if (!iqp->ep) {
+			iw_rx_reset(iqp);
+			iw_tx_reset(iqp);
+		}
+		spin_unlock_bh(&iqp->lock);
+		break;
+	default:
+		break;
+	}
+}
+
+static void iw_sq_kick(struct srdma_qp *qp)
+{
+	iw_tx_post(to_iwqp(qp));
 }
 
 static const struct ib_device_ops srdma_iwarp_ops = {
@@ -82,4 +154,11 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.link_type = "siwarp",
 	.kind = SRDMA_IWARP,
 	.ops = &srdma_iwarp_ops,
+	.dev_init = iw_dev_init,
+	.qp_init = iw_qp_init,
+	.qp_destroy = iw_qp_destroy,
+	.qp_error = iw_qp_error,
+	.qp_release = iw_qp_release,
+	.qp_state_changed = iw_qp_state_changed,
+	.sq_kick = iw_sq_kick,
 };

@@ -12,9 +12,6 @@
 
 #include "roce.h"
 
-/* Atomics must be atomic against each other across all QPs. */
-static DEFINE_SPINLOCK(roce_atomic_lock);
-
 static struct srdma_av *roce_resp_av(struct srdma_qp *qp)
 {
 	return &qp->attr.av;
@@ -344,9 +341,10 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 	struct srdma_qp *qp = rqp->qp;
 	struct roce_atmeth *a = pkt->ext;
 	u64 va = be64_to_cpu(a->va);
+	struct srdma_atomic_args args;
 	struct roce_rdres *res;
 	struct srdma_mem *mem;
-	u64 orig, val;
+	u64 orig;
 	int err;
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_ATOMIC))
@@ -358,17 +356,13 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 	if (!mem)
 		return ROCE_NAK_ACC;
 
-	spin_lock(&roce_atomic_lock);
-	err = srdma_mem_copy(mem, va, &orig, 8, SRDMA_FROM_MEM);
-	if (!err) {
-		if ((pkt->opcode & ~ROCE_OP_SERVICE_MASK) == ROCE_CMP_SWAP)
-			val = orig == be64_to_cpu(a->compare) ?
-			      be64_to_cpu(a->swap_add) : orig;
-		else
-			val = orig + be64_to_cpu(a->swap_add);
-		err = srdma_mem_copy(mem, va, &val, 8, SRDMA_TO_MEM);
-	}
-	spin_unlock(&roce_atomic_lock);
+	args.cmp_swap = (pkt->opcode & ~ROCE_OP_SERVICE_MASK) == ROCE_CMP_SWAP;
+	args.swap_add = be64_to_cpu(a->swap_add);
+	/* IB atomics are unmasked: the whole word compares and swaps */
+	args.swap_mask = args.cmp_swap ? ~0ULL : 0;
+	args.compare = be64_to_cpu(a->compare);
+	args.compare_mask = ~0ULL;
+	err = srdma_atomic_op(mem, va, &args, &orig);
 	srdma_mem_put(mem);
 	if (err)
 		return ROCE_NAK_ACC;
@@ -403,9 +397,7 @@ static enum roce_verdict roce_resp_atomic_write(struct roce_qp *rqp,
 			       IB_ACCESS_REMOTE_WRITE, &err);
 	if (!mem)
 		return ROCE_NAK_ACC;
-	spin_lock(&roce_atomic_lock);
-	err = srdma_mem_copy(mem, va, pkt->payload, 8, SRDMA_TO_MEM);
-	spin_unlock(&roce_atomic_lock);
+	err = srdma_atomic_store(mem, va, pkt->payload);
 	srdma_mem_put(mem);
 	return err ? ROCE_NAK_ACC : ROCE_OK;
 }

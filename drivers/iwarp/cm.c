@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection management for iw_cm: kernel TCP sockets in the netdev's
+ * namespace, the MPA exchange (mpa.c) in a work item, and the events
+ * iw_cm expects: CONNECT_REQUEST, CONNECT_REPLY, ESTABLISHED, DISCONNECT
+ * and CLOSE. No port mapper: the device sets IW_F_NO_PORT_MAP.
+ *
+ * Endpoint references: whoever owns the endpoint's next step holds the
+ * reference - the setup work, then iw_cm between CONNECT_REQUEST and
+ * accept/reject, then the attachment to the QP until the close work.
+ * Socket callbacks find the endpoint through sk_user_data under
+ * sk_callback_lock, which close clears before the last put.
+ */
+#include <linux/inetdevice.h>
+#include <linux/tcp.h>
+#include <net/addrconf.h>
+#include <net/tcp.h>
+
+#include "iwarp.h"
+
+static void iw_setup_active(struct work_struct *work);
+static void iw_setup_passive(struct work_struct *work);
+static void iw_close_work(struct work_struct *work);
+
+static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
+{
+	struct iw_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+
+	if (!ep)
+		return NULL;
+	kref_init(&ep->ref);
+	spin_lock_init(&ep->lock);
+	ep->dev = dev;
+	ep->active = active;
+	ep->state = IW_EP_SETUP;
+	INIT_WORK(&ep->setup_work, active ? iw_setup_active :
+					    iw_setup_passive);
+	INIT_DELAYED_WORK(&ep->close_work, iw_close_work);
+	return ep;
+}
+
+static void iw_listener_free(struct kref *ref)
+{
+	struct iw_listener *l = container_of(ref, struct iw_listener, ref);
+
+	l->cm_id->rem_ref(l->cm_id);
+	kfree(l);
+}
+
+static void iw_listener_put(struct iw_listener *l)
+{
+	kref_put(&l->ref, iw_listener_free);
+}
+
+static void iw_ep_free(struct kref *ref)
+{
+	struct iw_ep *ep = container_of(ref, struct iw_ep, ref);
+
+	if (ep->sock)
+		sock_release(ep->sock);
+	if (ep->listener)
+		iw_listener_put(ep->listener);
+	kfree(ep);
+}
+
+void iw_ep_put(struct iw_ep *ep)
+{
+	kref_put(&ep->ref, iw_ep_free);
+}
+
+static void iw_event(struct iw_ep *ep, struct iw_cm_id *id,
+		     enum iw_cm_event_type type, int status,
+		     const void *pdata, u8 pd_len)
+{
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+		.ird = ep->conn.ird,
+		.ord = ep->conn.ord,
+		.private_data = (void *)pdata,
+		.private_data_len = pd_len,
+	};
+
+	memcpy(&ev.local_addr, &ep->laddr, sizeof(ev.local_addr));
+	memcpy(&ev.remote_addr, &ep->raddr, sizeof(ev.remote_addr));
+	if (type == IW_CM_EVENT_CONNECT_REQUEST)
+		ev.provider_data = ep;
+	id->event_handler(id, &ev);
+}
+
+static int iw_sock_create(struct srdma_dev *dev, int family,
+			  struct socket **out)
+{
+	struct socket *s;
+	int err;
+
+	err = sock_create_kern(dev_net(dev->ndev), family, SOCK_STREAM,
+			       IPPROTO_TCP, &s);
+	if (err)
+		return err;
+	sock_set_reuseaddr(s->sk);
+	tcp_sock_set_nodelay(s->sk);
+	s->sk->sk_rcvtimeo = IW_MPA_TIMEOUT;
+	s->sk->sk_sndtimeo = IW_MPA_TIMEOUT;
+	*out = s;
+	return 0;
+}
+
+static int iw_addr_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					  sizeof(struct sockaddr_in);
+}
+
+/*
+ * Socket state changes of a connected endpoint: the peer's FIN is a
+ * graceful disconnect, anything that ends the connection closes it.
+ */
+static void iw_ep_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk);
+	struct iw_ep *ep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ep = sk->sk_user_data;
+	if (!ep) {
+		/* close restores the callbacks with sk_user_data cleared */
+		read_unlock_bh(&sk->sk_callback_lock);
+		return;
+	}
+	orig = ep->saved_state_change;
+	switch (sk->sk_state) {
+	case TCP_CLOSE_WAIT:
+	case TCP_CLOSING:
+	case TCP_TIME_WAIT:
+	case TCP_LAST_ACK:
+		WRITE_ONCE(ep->peer_closed, true);
+		iw_ep_close(ep, false);
+		break;
+	case TCP_CLOSE:
+		iw_ep_close(ep, false);
+		break;
+	default:
+		break;
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	orig(sk);
+}
+
+/*
+ * The MPA exchange is done: hand the socket to the QP, move the QP to
+ * RTS and let the socket's callbacks drive rx and tx.
+ */
+static int iw_ep_attach(struct iw_ep *ep)
+{
+	struct srdma_qp *qp = ep->qp;
+	struct iw_qp *iqp = to_iwqp(qp);
+	struct sock *sk = ep->sock->sk;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
+	u32 mss;
+	int err;
+
+	if (!iqp->tx_buf) {
+		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
+		if (!iqp->tx_buf)
+			return -ENOMEM;
+	}
+	err = srdma_modify_qp(&qp->ibqp, &attr, IB_QP_STATE, NULL);
+	if (err)
+		return err;
+
+	/* one FPDU per TCP segment where the MSS allows it */
+	mss = tcp_sk(sk)->mss_cache;
+	mss = clamp_t(u32, mss, 256, IW_MAX_FPDU);
+	spin_lock_bh(&iqp->lock);
+	iw_rx_reset(iqp);
+	iw_tx_reset(iqp);
+	iqp->conn = ep->conn;
+	iqp->max_payload = (mss - MPA_LEN_SIZE - MPA_CRC_SIZE -
+			    sizeof(struct ddp_untagged_hdr)) & ~3U;
+	iqp->ep = ep;
+	iqp->sock = ep->sock;
+	iqp->tx_idx = qp->sq_cons;
+	iqp->tx_complete = qp->sq_cons;
+	iqp->tx_complete_end = qp->sq_cons;
+	spin_unlock_bh(&iqp->lock);
+
+	ep->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	write_lock_bh(&sk->sk_callback_lock);
+	ep->saved_data_ready = sk->sk_data_ready;
+	ep->saved_write_space = sk->sk_write_space;
+	ep->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = ep;
+	sk->sk_data_ready = iw_rx_data_ready;
+	sk->sk_write_space = iw_tx_write_space;
+	sk->sk_state_change = iw_ep_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	return 0;
+}
+
+/*
+ * After the event that tells the consumer it is connected: take what
+ * arrived meanwhile, then allow closing. A close that was asked for
+ * before that (peer gone, QP failed) is caught by the checks after.
+ */
+static void iw_ep_start(struct iw_ep *ep)
+{
+	struct iw_qp *iqp = to_iwqp(ep->qp);
+	struct sock *sk = ep->sock->sk;
+
+	iw_rx_start(iqp, ep->sock);
+	spin_lock_bh(&ep->lock);
+	ep->state = IW_EP_CONNECTED;
+	spin_unlock_bh(&ep->lock);
+	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+	    READ_ONCE(ep->qp->state) == IB_QPS_ERR)
+		iw_ep_close(ep, false);
+	else
+		iw_tx_kick(iqp);
+}
+
+/* Connected endpoint: close once, from the close work. */
+void iw_ep_close(struct iw_ep *ep, bool abort)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->state == IW_EP_CONNECTED || ep->state == IW_EP_DRAINING) {
+		ep->state = IW_EP_CLOSING;
+		ep->abort |= abort;
+		mod_delayed_work(srdma_wq, &ep->close_work, 0);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/* Our FIN is out: the peer has IW_CLOSE_TIMEOUT to answer with its own. */
+void iw_ep_drain(struct iw_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->state == IW_EP_CONNECTED) {
+		ep->state = IW_EP_DRAINING;
+		queue_delayed_work(srdma_wq, &ep->close_work,
+				   IW_CLOSE_TIMEOUT);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+static void iw_close_work(struct work_struct *work)
+{
+	struct iw_ep *ep = container_of(to_delayed_work(work), struct iw_ep,
+					close_work);
+	struct srdma_qp *qp = ep->qp;
+	struct iw_qp *iqp = to_iwqp(qp);
+	struct sock *sk = ep->sock->sk;
+	bool term;
+
+	spin_lock_bh(&ep->lock);
+	if (ep->state == IW_EP_CLOSED) {
+		spin_unlock_bh(&ep->lock);
+		return;
+	}
+	if (ep->state == IW_EP_DRAINING)
+		ep->abort = true;	/* the peer never answered our FIN */
+	ep->state = IW_EP_CLOSED;
+	spin_unlock_bh(&ep->lock);
+	/* nobody queues us again now; drop a re-queue that raced */
+	cancel_delayed_work(&ep->close_work);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = ep->saved_data_ready;
+	sk->sk_write_space = ep->saved_write_space;
+	sk->sk_state_change = ep->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock_bh(&iqp->lock);
+	iqp->ep = NULL;
+	iqp->sock = NULL;
+	term = iqp->term_pending;
+	iqp->term_pending = false;
+	spin_unlock_bh(&iqp->lock);
+	cancel_work_sync(&iqp->tx_work);
+	/* a sender in the poster's context is done with the socket too */
+	mutex_lock(&iqp->tx_mutex);
+	mutex_unlock(&iqp->tx_mutex);
+
+	if (term && !ep->peer_closed && iw_tx_terminate(iqp, ep->sock) == 0)
+		ep->abort = false;	/* let the Terminate reach the peer */
+	srdma_qp_error(qp);
+
+	if (ep->abort)
+		sock_no_linger(sk);
+	else
+		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	sock_release(ep->sock);
+	ep->sock = NULL;
+
+	if (ep->peer_closed)
+		iw_event(ep, ep->cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
+	iw_event(ep, ep->cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0);
+	ep->cm_id->rem_ref(ep->cm_id);
+	ep->cm_id = NULL;
+	ep->qp = NULL;
+	srdma_qp_put(qp);
+	iw_ep_put(ep);			/* the attachment's reference */
+}
+
+/* Active side, in a work item: TCP connect, MPA request, MPA reply. */
+static void iw_setup_active(struct work_struct *work)
+{
+	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
+	struct iw_cm_id *id = ep->cm_id;
+	struct sockaddr_storage any;
+	bool rejected = false;
+	int err;
+
+	err = iw_sock_create(ep->dev, ep->raddr.ss_family, &ep->sock);
+	if (err)
+		goto fail;
+	err = kernel_bind(ep->sock, (struct sockaddr *)&ep->laddr,
+			  iw_addr_len(&ep->laddr));
+	if (err == -EADDRINUSE) {
+		/* rdma_cm's port is its own; TCP may have it in use */
+		any = ep->laddr;
+		if (any.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&any)->sin6_port = 0;
+		else
+			((struct sockaddr_in *)&any)->sin_port = 0;
+		err = kernel_bind(ep->sock, (struct sockaddr *)&any,
+				  iw_addr_len(&any));
+	}
+	if (err)
+		goto fail;
+	err = kernel_connect(ep->sock, (struct sockaddr *)&ep->raddr,
+			     iw_addr_len(&ep->raddr), 0);
+	if (err) {
+		if (err == -EAGAIN || err == -EINPROGRESS)
+			err = -ETIMEDOUT;
+		goto fail;
+	}
+	kernel_getsockname(ep->sock, (struct sockaddr *)&ep->laddr);
+
+	err = iw_mpa_send(ep, true, false, ep->pdata, ep->pd_len);
+	pr_debug("mpa request sent: %d ird %u ord %u pd %u\n", err,
+		 ep->conn.ird, ep->conn.ord, ep->pd_len);
+	if (err)
+		goto fail;
+	ep->pd_len = 0;
+	err = iw_mpa_recv_reply(ep, &rejected);
+	if (err)
+		goto fail;
+	err = iw_ep_attach(ep);
+	if (err) {
+		err = -ECONNRESET;
+		goto fail;
+	}
+	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata, ep->pd_len);
+	iw_ep_start(ep);
+	return;
+
+fail:
+	pr_debug("%s: connect failed: %d\n", dev_name(&ep->dev->ibdev.dev),
+		 err);
+	if (err != -ECONNREFUSED && err != -ETIMEDOUT)
+		err = -ECONNRESET;
+	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
+		 rejected ? ep->pdata : NULL, rejected ? ep->pd_len : 0);
+	id->rem_ref(id);
+	ep->cm_id = NULL;
+	srdma_qp_put(ep->qp);
+	ep->qp = NULL;
+	iw_ep_put(ep);
+}
+
+int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct srdma_dev *dev = to_sdev(id->device);
+	struct iw_ep *ep;
+	struct srdma_qp *qp;
+
+	if (param->private_data_len >
+	    MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
+		return -EINVAL;
+	if (id->m_remote_addr.ss_family != AF_INET &&
+	    id->m_remote_addr.ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	qp = srdma_qp_get(dev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	ep = iw_ep_alloc(dev, true);
+	if (!ep) {
+		srdma_qp_put(qp);
+		return -ENOMEM;
+	}
+	ep->qp = qp;
+	ep->cm_id = id;
+	id->add_ref(id);
+	id->provider_data = ep;
+	ep->laddr = id->m_local_addr;
+	ep->raddr = id->m_remote_addr;
+	ep->rev = MPA_REV2;
+	ep->enhanced = true;
+	ep->conn.crc = srdma_iw_crc;
+	ep->conn.atomics = true;
+	ep->conn.ird = min_t(u32, param->ird, IW_MAX_IRD);
+	ep->conn.ord = clamp_t(u32, param->ord, 1, IW_MAX_ORD);
+	ep->pd_len = param->private_data_len;
+	if (ep->pd_len)
+		memcpy(ep->pdata, param->private_data, ep->pd_len);
+	queue_work(srdma_wq, &ep->setup_work);
+	return 0;
+}
+
+/* Passive side, in a work item: read the MPA request, tell iw_cm. */
+static void iw_setup_passive(struct work_struct *work)
+{
+	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
+	struct iw_listener *l = ep->listener;
+	struct socket *s = ep->sock;
+	int err;
+
+	s->sk->sk_rcvtimeo = IW_MPA_TIMEOUT;
+	s->sk->sk_sndtimeo = IW_MPA_TIMEOUT;
+	tcp_sock_set_nodelay(s->sk);
+	if (kernel_getsockname(s, (struct sockaddr *)&ep->laddr) < 0 ||
+	    kernel_getpeername(s, (struct sockaddr *)&ep->raddr) < 0)
+		goto fail;
+	err = iw_mpa_recv_request(ep);
+	pr_debug("mpa request received: %d\n", err);
+	if (err)
+		goto fail;
+	if (READ_ONCE(l->dying))
+		goto reject;
+	ep->state = IW_EP_AWAIT_ACCEPT;
+	ep->listener = NULL;
+	/* from here iw_cm owns our reference: it accepts or rejects */
+	iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, ep->pdata,
+		 ep->pd_len);
+	iw_listener_put(l);
+	return;
+
+reject:
+	iw_mpa_send(ep, false, true, NULL, 0);
+fail:
+	iw_ep_put(ep);
+}
+
+int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct iw_ep *ep = id->provider_data;
+	struct srdma_dev *dev = to_sdev(id->device);
+	struct srdma_qp *qp;
+	int err;
+
+	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
+		return -EINVAL;
+	if (param->private_data_len >
+	    MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
+		return -EINVAL;
+	qp = srdma_qp_get(dev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	ep->qp = qp;
+	/* serve at least what the peer will send; send no more than it serves */
+	ep->conn.ird = clamp_t(u32, max_t(u32, ep->conn.ird, param->ird), 1,
+			       IW_MAX_IRD);
+	ep->conn.ord = clamp_t(u32, min_t(u32, ep->conn.ord, param->ord), 1,
+			       IW_MAX_ORD);
+
+	ep->cm_id = id;
+	id->add_ref(id);
+	err = iw_mpa_send(ep, false, false, param->private_data,
+			  param->private_data_len);
+	pr_debug("mpa reply sent: %d\n", err);
+	if (!err)
+		err = iw_ep_attach(ep);
+	if (err) {
+		id->rem_ref(id);
+		ep->cm_id = NULL;
+		ep->qp = NULL;
+		srdma_qp_put(qp);
+		iw_ep_put(ep);
+		id->provider_data = NULL;
+		return err;
+	}
+	iw_event(ep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	iw_ep_start(ep);
+	return 0;
+}
+
+int srdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
+{
+	struct iw_ep *ep = id->provider_data;
+
+	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
+		return -EINVAL;
+	if (pdata_len > MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
+		pdata_len = 0;
+	iw_mpa_send(ep, false, true, pdata, pdata_len);
+	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	id->provider_data = NULL;
+	iw_ep_put(ep);
+	return 0;
+}
+
+/* Listening sockets: accept in a work item, one endpoint per socket. */
+static void iw_listen_data_ready(struct sock *sk)
+{
+	struct iw_listener *l;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	l = sk->sk_user_data;
+	if (l && !READ_ONCE(l->dying))
+		queue_work(srdma_wq, &l->accept_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void iw_accept_work(struct work_struct *work)
+{
+	struct iw_listener *l = container_of(work, struct iw_listener,
+					     accept_work);
+	struct socket *ns;
+	struct iw_ep *ep;
+	int i;
+
+	for (i = 0; i < l->nsocks; i++) {
+		while (!READ_ONCE(l->dying) &&
+		       !kernel_accept(l->socks[i], &ns, O_NONBLOCK)) {
+			/* a child inherits the listener's callbacks: undo */
+			write_lock_bh(&ns->sk->sk_callback_lock);
+			ns->sk->sk_user_data = NULL;
+			ns->sk->sk_data_ready = l->saved_data_ready;
+			write_unlock_bh(&ns->sk->sk_callback_lock);
+			ep = iw_ep_alloc(l->dev, false);
+			if (!ep) {
+				sock_release(ns);
+				continue;
+			}
+			ep->sock = ns;
+			kref_get(&l->ref);
+			ep->listener = l;
+			queue_work(srdma_wq, &ep->setup_work);
+		}
+	}
+}
+
+static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
+			 int backlog)
+{
+	struct socket *s;
+	struct sock *sk;
+	int err;
+
+	if (l->nsocks == IW_MAX_LISTEN)
+		return -ENOSPC;
+	err = iw_sock_create(l->dev, a->ss_family, &s);
+	if (err)
+		return err;
+	sk = s->sk;
+	if (a->ss_family == AF_INET6)
+		sk->sk_ipv6only = true;	/* IPv4 has its own sockets */
+	err = kernel_bind(s, (struct sockaddr *)a, iw_addr_len(a));
+	if (!err)
+		err = kernel_listen(s, backlog);
+	if (err) {
+		sock_release(s);
+		return err;
+	}
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = l;
+	l->saved_data_ready = sk->sk_data_ready;
+	sk->sk_data_ready = iw_listen_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	l->socks[l->nsocks++] = s;
+	return 0;
+}
+
+/* A wildcard listen binds each address the netdev has, like a NIC does. */
+static int iw_listen_wildcard(struct iw_listener *l,
+			      const struct sockaddr_storage *wild, int backlog)
+{
+	struct net_device *ndev = l->dev->ndev;
+	struct sockaddr_storage *addrs;
+	int i, n = 0, err = 0;
+
+	addrs = kcalloc(IW_MAX_LISTEN, sizeof(*addrs), GFP_KERNEL);
+	if (!addrs)
+		return -ENOMEM;
+	if (wild->ss_family == AF_INET) {
+		const struct sockaddr_in *w = (const void *)wild;
+		struct in_device *in_dev;
+		const struct in_ifaddr *ifa;
+
+		rcu_read_lock();
+		in_dev = __in_dev_get_rcu(ndev);
+		if (in_dev) {
+			in_dev_for_each_ifa_rcu(ifa, in_dev) {
+				struct sockaddr_in *a = (void *)&addrs[n];
+
+				if (n == IW_MAX_LISTEN)
+					break;
+				memset(a, 0, sizeof(addrs[n]));
+				a->sin_family = AF_INET;
+				a->sin_port = w->sin_port;
+				a->sin_addr.s_addr = ifa->ifa_local;
+				n++;
+			}
+		}
+		rcu_read_unlock();
+	} else {
+		const struct sockaddr_in6 *w = (const void *)wild;
+		struct inet6_dev *idev = in6_dev_get(ndev);
+		struct inet6_ifaddr *ifp;
+
+		if (idev) {
+			read_lock_bh(&idev->lock);
+			list_for_each_entry(ifp, &idev->addr_list, if_list) {
+				struct sockaddr_in6 *a = (void *)&addrs[n];
+
+				if (n == IW_MAX_LISTEN)
+					break;
+				if (ifp->flags & IFA_F_TENTATIVE)
+					continue;
+				memset(a, 0, sizeof(addrs[n]));
+				a->sin6_family = AF_INET6;
+				a->sin6_port = w->sin6_port;
+				a->sin6_addr = ifp->addr;
+				if (ipv6_addr_type(&ifp->addr) &
+				    IPV6_ADDR_LINKLOCAL)
+					a->sin6_scope_id = ndev->ifindex;
+				n++;
+			}
+			read_unlock_bh(&idev->lock);
+			in6_dev_put(idev);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int e = iw_listen_one(l, &addrs[i], backlog);
+
+		if (e && !err)
+			err = e;
+	}
+	kfree(addrs);
+	/* an address-less netdev listens on nothing, as a NIC would */
+	return l->nsocks || !n ? 0 : err;
+}
+
+static bool iw_addr_is_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+static void iw_listener_stop(struct iw_listener *l)
+{
+	int i;
+
+	WRITE_ONCE(l->dying, true);
+	for (i = 0; i < l->nsocks; i++) {
+		struct sock *sk = l->socks[i]->sk;
+
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = l->saved_data_ready;
+		write_unlock_bh(&sk->sk_callback_lock);
+	}
+	cancel_work_sync(&l->accept_work);
+	for (i = 0; i < l->nsocks; i++)
+		sock_release(l->socks[i]);
+	l->nsocks = 0;
+}
+
+int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct sockaddr_storage *a = &id->m_local_addr;
+	struct iw_listener *l;
+	int err;
+
+	if (a->ss_family != AF_INET && a->ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	kref_init(&l->ref);
+	l->dev = to_sdev(id->device);
+	l->cm_id = id;
+	INIT_WORK(&l->accept_work, iw_accept_work);
+	backlog = clamp(backlog, 1, 1024);
+	if (iw_addr_is_any(a))
+		err = iw_listen_wildcard(l, a, backlog);
+	else
+		err = iw_listen_one(l, a, backlog);
+	if (err) {
+		iw_listener_stop(l);
+		kfree(l);
+		return err;
+	}
+	id->add_ref(id);
+	id->provider_data = l;
+	return 0;
+}
+
+int srdma_iw_destroy_listen(struct iw_cm_id *id)
+{
+	struct iw_listener *l = id->provider_data;
+
+	if (!l)
+		return 0;
+	id->provider_data = NULL;
+	iw_listener_stop(l);
+	iw_listener_put(l);
+	return 0;
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The iWARP transport: RDMAP over DDP over MPA over a kernel TCP socket.
+ *
+ * cm.c      iw_cm hooks: listen, connect, accept, reject, close
+ * mpa.c     MPA request/reply exchange and parameter negotiation
+ * rx.c      FPDU receive: parse from the socket, place into memory
+ * tx.c      FPDU transmit: send queue, read responses, terminate
+ * iwarp.c   transport hooks and per-QP state
+ *
+ * A connection endpoint (struct iw_ep) owns the socket from the first
+ * SYN until close. Once MPA is done it is attached to its QP and the
+ * socket's callbacks feed rx.c (softirq) and tx.c (a work item).
+ */
+#ifndef SRDMA_IWARP_H
+#define SRDMA_IWARP_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <rdma/iw_cm.h>
+
+#include "../core/srdma.h"
+#include "iwarp_wire.h"
+
+/* Longest header an FPDU can start with: untagged + atomic request. */
+#define IW_MAX_HDR	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) + \
+			 sizeof(struct rdmap_atomic_req))
+#define IW_TX_BUF_SIZE	(64 * 1024)
+#define IW_MAX_FPDU	(16 * 1024)	/* cap on one FPDU, below the buffer */
+#define IW_MPA_TIMEOUT	(10 * HZ)	/* silent peer during MPA set-up */
+#define IW_CLOSE_TIMEOUT (5 * HZ)	/* graceful close before abort */
+#define IW_MAX_LISTEN	16		/* addresses behind one wildcard */
+#define IW_MAX_ORD	SRDMA_MAX_RD_ATOMIC
+#define IW_MAX_IRD	SRDMA_MAX_RD_ATOMIC
+
+extern bool srdma_iw_crc;
+
+enum iw_ep_state {
+	IW_EP_SETUP,		/* TCP connect and MPA exchange */
+	IW_EP_AWAIT_ACCEPT,	/* passive: request handed to iw_cm */
+	IW_EP_CONNECTED,	/* attached to its QP, FPDUs flow */
+	IW_EP_DRAINING,		/* graceful close: FIN sent, awaiting peer */
+	IW_EP_CLOSING,		/* close work queued */
+	IW_EP_CLOSED,
+};
+
+struct iw_listener;
+
+/* Negotiated connection parameters. */
+struct iw_conn {
+	bool crc;
+	bool atomics;
+	u16 ird;		/* reads/atomics we serve at once */
+	u16 ord;		/* reads/atomics we have outstanding at once */
+};
+
+struct iw_ep {
+	struct kref ref;
+	spinlock_t lock;		/* state */
+	enum iw_ep_state state;
+	bool active;
+	bool peer_closed;		/* FIN seen: DISCONNECT before CLOSE */
+	bool abort;			/* close with RST */
+
+	struct srdma_dev *dev;
+	struct socket *sock;
+	struct iw_cm_id *cm_id;		/* referenced with add_ref */
+	struct srdma_qp *qp;		/* referenced while attached */
+	struct iw_listener *listener;	/* passive, until handed over */
+
+	struct work_struct setup_work;
+	struct delayed_work close_work;
+
+	struct iw_conn conn;
+	u8 rev;				/* MPA revision of the request */
+	bool enhanced;			/* RFC 6581 IRD/ORD exchanged */
+	u8 req_flags;			/* flags of the MPA request */
+	u16 pd_len;
+	u8 pdata[MPA_MAX_PRIV_DATA];
+	struct sockaddr_storage laddr, raddr;
+
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+struct iw_listener {
+	struct kref ref;
+	struct srdma_dev *dev;
+	struct iw_cm_id *cm_id;		/* referenced with add_ref */
+	struct work_struct accept_work;
+	int nsocks;
+	struct socket *socks[IW_MAX_LISTEN];
+	void (*saved_data_ready)(struct sock *sk);
+	bool dying;
+};
+
+enum iw_rx_state {
+	IW_RX_HDR,		/* collecting MPA length and headers */
+	IW_RX_DATA,		/* payload of the current FPDU */
+	IW_RX_TRAILER,		/* pad and CRC */
+	IW_RX_DEAD,		/* after a protocol error: discard */
+};
+
+/* A read (or atomic) this side owes its peer. */
+struct iw_rresp {
+	struct srdma_mem *mem;		/* NULL for zero length */
+	u64 src_to;
+	u32 size;
+	u32 sent;
+	u32 sink_stag;
+	u64 sink_to;
+	bool atomic;
+	u32 req_id;
+	u64 orig;			/* atomic: value before the operation */
+};
+
+struct iw_rx {
+	enum iw_rx_state state;
+	u8 hdr[IW_MAX_HDR];
+	u32 hdr_have;
+	u32 hdr_need;
+	u32 data_left;
+	u32 trailer_have;
+	u32 trailer_need;
+	u8 trailer[8];
+	u32 crc;
+
+	u8 opcode;
+	bool last;
+	bool discard;			/* payload nobody wants (terminate) */
+	u32 msn[DDP_QN_COUNT];		/* next expected, per queue */
+
+	/* tagged WRITE placement */
+	struct srdma_mem *mem;
+	u64 iova;
+
+	/* untagged SEND placement */
+	bool recv_active;
+	struct rxe_recv_wqe rwqe;
+	struct ib_sge rsge[SRDMA_MAX_SGE];
+	struct srdma_sge_cursor rcur;
+	u32 recv_len;
+
+	/* READ response placement into the oldest outstanding READ */
+	struct srdma_sge_cursor rd_cur;
+	bool rd_active;
+};
+
+struct iw_qp {
+	struct srdma_qp *qp;
+	spinlock_t lock;		/* ep, sock, orq, ird ring, term */
+	struct iw_ep *ep;		/* referenced while attached */
+	struct socket *sock;
+	struct iw_conn conn;
+	u32 max_payload;		/* per FPDU, from the TCP MSS */
+	bool draining;			/* SQD: FIN once the SQ is sent */
+	bool fin_sent;
+
+	struct iw_rx rx;
+
+	/* terminate to send before the connection closes */
+	bool term_pending;
+	u32 term_ctrl;
+	u8 term_hdr_len;
+	u8 term_hdr[IW_MAX_HDR];
+
+	/* transmit: whoever holds tx_mutex is the only writer */
+	struct work_struct tx_work;
+	struct mutex tx_mutex;
+	u8 *tx_buf;
+	u32 tx_len;
+	u32 tx_off;
+	u32 tx_idx;			/* next SQ WQE to put on the wire */
+	u32 tx_complete;		/* next SQ WQE to complete when pushed */
+	u32 tx_complete_end;		/* ...up to here, once tx_buf is out */
+	u32 msn_send;
+	u32 msn_rreq;
+	u32 msn_term;
+	u32 msn_aresp;
+	u32 next_req_id;
+
+	/* outstanding READ/atomic WQEs (SQ indices), oldest first */
+	u32 orq[IW_MAX_ORD];
+	u32 orq_head, orq_tail;
+
+	/* read/atomic responses owed to the peer, oldest first */
+	struct iw_rresp ird[IW_MAX_IRD];
+	u32 ird_head, ird_tail;
+};
+
+static inline struct iw_qp *to_iwqp(struct srdma_qp *qp)
+{
+	return qp->tp_priv;
+}
+
+/* cm.c */
+int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
+int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param);
+int srdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len);
+int srdma_iw_create_listen(struct iw_cm_id *id, int backlog);
+int srdma_iw_destroy_listen(struct iw_cm_id *id);
+void iw_ep_close(struct iw_ep *ep, bool abort);
+void iw_ep_drain(struct iw_ep *ep);
+void iw_ep_put(struct iw_ep *ep);
+
+/* mpa.c */
+int iw_sock_recv(struct socket *s, void *buf, size_t len);
+int iw_sock_send(struct socket *s, const void *buf, size_t len);
+int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
+		const void *pdata, u8 pdata_len);
+int iw_mpa_recv_request(struct iw_ep *ep);
+int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected);
+
+/* rx.c */
+void iw_rx_data_ready(struct sock *sk);
+void iw_rx_start(struct iw_qp *iqp, struct socket *s);
+void iw_rx_reset(struct iw_qp *iqp);
+void iw_rx_release(struct iw_qp *iqp);
+void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+		  const u8 *hdr, u32 hdr_len);
+
+/* tx.c */
+void iw_tx_work(struct work_struct *work);
+void iw_tx_write_space(struct sock *sk);
+void iw_tx_kick(struct iw_qp *iqp);
+void iw_tx_post(struct iw_qp *iqp);
+int iw_tx_terminate(struct iw_qp *iqp, struct socket *s);
+void iw_tx_reset(struct iw_qp *iqp);
+void iw_tx_release(struct iw_qp *iqp);
+
+#endif /* SRDMA_IWARP_H */

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MPA connection set-up (RFC 5044 section 7, RFC 6581): the request and
+ * reply frames, revision 1 and 2, CRC and IRD/ORD negotiation. These run
+ * in process context on a blocking socket whose timeouts bound a silent
+ * peer; nothing here reads past the frame, so FPDUs that follow stay in
+ * the socket for rx.c.
+ */
+#include <linux/net.h>
+
+#include "iwarp.h"
+
+/* Receive exactly @len bytes; 0 or a negative errno. */
+int iw_sock_recv(struct socket *s, void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+	int rc;
+
+	rc = kernel_recvmsg(s, &msg, &iov, 1, len, MSG_WAITALL);
+	if (rc == len)
+		return 0;
+	if (rc == -EAGAIN)
+		return -ETIMEDOUT;
+	if (rc < 0)
+		return rc;
+	return -ECONNRESET;	/* peer closed inside the frame */
+}
+
+int iw_sock_send(struct socket *s, const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int rc;
+
+	rc = kernel_sendmsg(s, &msg, &iov, 1, len);
+	if (rc == len)
+		return 0;
+	if (rc == -EAGAIN)
+		return -ETIMEDOUT;
+	return rc < 0 ? rc : -EIO;
+}
+
+/*
+ * Send our request or reply. The request offers CRC when the module
+ * parameter asks for it, RFC 6581 IRD/ORD and srdma atomics; the reply
+ * answers what ep->conn holds after negotiation.
+ */
+int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
+		const void *pdata, u8 pdata_len)
+{
+	struct {
+		struct mpa_frame f;
+		struct mpa_v2_params v2;
+		u8 pdata[U8_MAX];
+	} __packed msg = {};
+	u32 v2_len = ep->enhanced ? sizeof(msg.v2) : 0;
+	u8 *pd = ep->enhanced ? msg.pdata : (u8 *)&msg.v2;
+
+	memcpy(msg.f.key, request ? MPA_KEY_REQ : MPA_KEY_REP, MPA_KEY_LEN);
+	msg.f.rev = ep->rev;
+	if (ep->conn.crc)
+		msg.f.flags |= MPA_FLAG_CRC;
+	if (reject)
+		msg.f.flags |= MPA_FLAG_REJECT;
+	if (ep->enhanced) {
+		msg.f.flags |= MPA_FLAG_ENHANCED;
+		msg.v2.ird = cpu_to_be16(ep->conn.ird & MPA_V2_IRD_ORD_MASK);
+		msg.v2.ord = cpu_to_be16(ep->conn.ord & MPA_V2_IRD_ORD_MASK);
+	}
+	if (request && ep->conn.atomics)
+		msg.f.flags |= MPA_FLAG_SRDMA_ATOMIC_OFFER;
+	if (!request && ep->conn.atomics && !reject)
+		msg.f.flags |= MPA_FLAG_SRDMA_ATOMIC_ACCEPT;
+	msg.f.pd_len = cpu_to_be16(v2_len + pdata_len);
+	if (pdata_len)
+		memcpy(pd, pdata, pdata_len);
+	return iw_sock_send(ep->sock, &msg,
+			    sizeof(msg.f) + v2_len + pdata_len);
+}
+
+/* Read the frame header and its private data into ep->pdata. */
+static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key,
+			     struct mpa_frame *f)
+{
+	u16 pd_len;
+	int err;
+
+	err = iw_sock_recv(ep->sock, f, sizeof(*f));
+	if (err)
+		return err;
+	if (memcmp(f->key, key, MPA_KEY_LEN))
+		return -EPROTO;
+	if (f->rev != MPA_REV1 && f->rev != MPA_REV2)
+		return -EPROTO;
+	pd_len = be16_to_cpu(f->pd_len);
+	if (pd_len > MPA_MAX_PRIV_DATA)
+		return -EPROTO;
+	err = iw_sock_recv(ep->sock, ep->pdata, pd_len);
+	if (err)
+		return err;
+	ep->pd_len = pd_len;
+	return 0;
+}
+
+/* Strip and return the RFC 6581 IRD/ORD words from the private data. */
+static int iw_mpa_take_v2(struct iw_ep *ep, u16 *ird, u16 *ord)
+{
+	struct mpa_v2_params v2;
+
+	if (ep->pd_len < sizeof(v2))
+		return -EPROTO;
+	memcpy(&v2, ep->pdata, sizeof(v2));
+	*ird = be16_to_cpu(v2.ird);
+	*ord = be16_to_cpu(v2.ord);
+	ep->pd_len -= sizeof(v2);
+	memmove(ep->pdata, ep->pdata + sizeof(v2), ep->pd_len);
+	return 0;
+}
+
+/*
+ * Passive side: read the request. Fills ep->conn with what the peer
+ * asked for (its ORD is our IRD and the other way round); markers are
+ * not supported and refused with a reject reply.
+ */
+int iw_mpa_recv_request(struct iw_ep *ep)
+{
+	struct mpa_frame f;
+	u16 ird = 1, ord = 1;
+	int err;
+
+	err = iw_mpa_recv_frame(ep, MPA_KEY_REQ, &f);
+	if (err)
+		return err;
+	ep->rev = f.rev;
+	ep->req_flags = f.flags;
+	ep->enhanced = f.rev == MPA_REV2 && (f.flags & MPA_FLAG_ENHANCED);
+	if (ep->enhanced) {
+		err = iw_mpa_take_v2(ep, &ird, &ord);
+		if (err)
+			return err;
+	}
+	ep->conn.crc = srdma_iw_crc || (f.flags & MPA_FLAG_CRC);
+	ep->conn.atomics = !!(f.flags & MPA_FLAG_SRDMA_ATOMIC_OFFER);
+	ep->conn.ird = min_t(u16, ord & MPA_V2_IRD_ORD_MASK, IW_MAX_IRD);
+	ep->conn.ord = min_t(u16, ird & MPA_V2_IRD_ORD_MASK, IW_MAX_ORD);
+	if (f.flags & MPA_FLAG_MARKERS) {
+		ep->conn.atomics = false;
+		iw_mpa_send(ep, false, true, NULL, 0);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * Active side: read the reply. A reject is reported through @rejected
+ * with its private data kept for the CONNECT_REPLY event.
+ */
+int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
+{
+	struct mpa_frame f;
+	u16 ird, ord;
+	int err;
+
+	*rejected = false;
+	err = iw_mpa_recv_frame(ep, MPA_KEY_REP, &f);
+	if (err)
+		return err;
+	if (f.flags & MPA_FLAG_REJECT) {
+		*rejected = true;
+		return -ECONNREFUSED;
+	}
+	if (f.flags & MPA_FLAG_MARKERS)
+		return -EPROTO;
+	if (ep->enhanced) {
+		if (f.rev != MPA_REV2 || !(f.flags & MPA_FLAG_ENHANCED))
+			return -EPROTO;
+		err = iw_mpa_take_v2(ep, &ird, &ord);
+		if (err)
+			return err;
+		/* we may not have more outstanding than the peer serves */
+		ep->conn.ord = min_t(u16, ep->conn.ord,
+				     ird & MPA_V2_IRD_ORD_MASK);
+		ep->conn.ird = max_t(u16, ep->conn.ird,
+				     ord & MPA_V2_IRD_ORD_MASK);
+		ep->conn.ird = min_t(u16, ep->conn.ird, IW_MAX_IRD);
+	}
+	/* CRC is on if either side asked for it (RFC 5044 7.1.2) */
+	ep->conn.crc = ep->conn.crc || (f.flags & MPA_FLAG_CRC);
+	ep->conn.atomics = ep->conn.atomics &&
+			   (f.flags & MPA_FLAG_SRDMA_ATOMIC_ACCEPT);
+	return 0;
+}

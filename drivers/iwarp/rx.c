@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iWARP receive: the TCP byte stream is cut into MPA FPDUs and each
+ * DDP segment is placed straight from the socket buffers into its
+ * destination - registered memory for tagged segments (WRITE, READ
+ * response), a posted receive for untagged SENDs. Runs from the
+ * socket's data_ready callback (softirq, or process context with the
+ * socket owned), always under the socket lock, so rx state needs no
+ * lock of its own.
+ *
+ * Any protocol or access violation ends the stream: rx stops placing,
+ * a Terminate is queued and the QP goes to the error state.
+ *
+ * Remote access rights are the STag's alone (RNIC verbs): rdma_cm leaves
+ * an active-side iWARP QP with no access flags, so they are not checked.
+ */
+#include <linux/crc32c.h>
+#include <linux/skbuff.h>
+#include <net/tcp.h>
+
+#include "iwarp.h"
+
+#define TERM_D_HDR	true		/* include the offending header */
+
+void iw_rx_release(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+
+	if (rx->mem) {
+		srdma_mem_put(rx->mem);
+		rx->mem = NULL;
+	}
+}
+
+void iw_rx_reset(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	int i;
+
+	iw_rx_release(iqp);
+	memset(rx, 0, sizeof(*rx));
+	rx->state = IW_RX_HDR;
+	for (i = 0; i < DDP_QN_COUNT; i++)
+		rx->msn[i] = 1;
+}
+
+static u32 iw_rx_ulpdu_hdr_len(struct iw_rx *rx)
+{
+	return rx->hdr_need - MPA_LEN_SIZE;
+}
+
+/*
+ * Stop the stream with a Terminate (RFC 5040 5.4): rx discards from
+ * here on, and the QP's error path closes the connection after sending
+ * it. A receive in progress completes with @recv_status.
+ */
+static void iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+		       bool with_hdr, enum ib_wc_status recv_status)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	u32 hdr_len = 0;
+
+	if (rx->state == IW_RX_DEAD)
+		return;
+	if (with_hdr && rx->hdr_have >= 4)
+		hdr_len = min_t(u32, rx->hdr_have, rx->hdr_need);
+	iw_rx_release(iqp);
+	rx->state = IW_RX_DEAD;
+	srdma_count(qp_dev(qp), SRDMA_CNT_RX_DROPPED);
+	pr_debug("qp %u: terminate layer %u type %u code %#x\n",
+		 qp->ibqp.qp_num, layer, etype, code);
+
+	if (rx->recv_active) {
+		struct ib_wc wc = {
+			.wr_id = rx->rwqe.wr_id,
+			.status = recv_status,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		rx->recv_active = false;
+		srdma_cq_post(qp->rcq, &wc, false);
+	}
+	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
+}
+
+/* Map a key check error to the Terminate a tagged access gets. */
+static void iw_rx_tagged_fail(struct iw_qp *iqp, int err)
+{
+	switch (err) {
+	case -ERANGE:
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			   TERM_DDP_T_BASE_BOUNDS, TERM_D_HDR, IB_WC_SUCCESS);
+		break;
+	case -EACCES:
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+			   TERM_RDMAP_ACCESS, TERM_D_HDR, IB_WC_SUCCESS);
+		break;
+	case -EPERM:
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			   TERM_DDP_T_NOT_ASSOC, TERM_D_HDR, IB_WC_SUCCESS);
+		break;
+	default:
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			   TERM_DDP_T_INVALID_STAG, TERM_D_HDR, IB_WC_SUCCESS);
+		break;
+	}
+}
+
+/* The DDP/RDMAP header length an FPDU announces in its first bytes. */
+static int iw_rx_hdr_len(struct iw_rx *rx)
+{
+	u8 ddp = rx->hdr[2], op = rx->hdr[3] & RDMAP_OPCODE_MASK;
+	u32 len;
+
+	if (ddp & DDP_TAGGED) {
+		if (op != RDMAP_WRITE && op != RDMAP_READ_RESP)
+			return -EPROTO;
+		return MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr);
+	}
+	len = MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr);
+	switch (op) {
+	case RDMAP_SEND:
+	case RDMAP_SEND_INV:
+	case RDMAP_SEND_SE:
+	case RDMAP_SEND_SE_INV:
+		return len;
+	case RDMAP_READ_REQ:
+		return len + sizeof(struct rdmap_read_req);
+	case RDMAP_TERMINATE:
+		return len + sizeof(struct rdmap_term);
+	case RDMAP_ATOMIC_REQ:
+		return len + sizeof(struct rdmap_atomic_req);
+	case RDMAP_ATOMIC_RESP:
+		return len + sizeof(struct rdmap_atomic_resp);
+	default:
+		return -EPROTO;
+	}
+}
+
+static u32 iw_rx_qn_of(u8 op)
+{
+	switch (op) {
+	case RDMAP_READ_REQ:
+	case RDMAP_ATOMIC_REQ:
+		return DDP_QN_READ_REQ;
+	case RDMAP_TERMINATE:
+		return DDP_QN_TERMINATE;
+	case RDMAP_ATOMIC_RESP:
+		return DDP_QN_ATOMIC_RESP;
+	default:
+		return DDP_QN_SEND;
+	}
+}
+
+/* The oldest READ/atomic WQE still waiting for its answer, or NULL. */
+static struct srdma_swqe *iw_rx_orq_head(struct iw_qp *iqp)
+{
+	struct srdma_swqe *w = NULL;
+
+	spin_lock_bh(&iqp->lock);
+	if (iqp->orq_head != iqp->orq_tail)
+		w = srdma_swqe_at(iqp->qp,
+				  iqp->orq[iqp->orq_head % IW_MAX_ORD]);
+	spin_unlock_bh(&iqp->lock);
+	return w;
+}
+
+static void iw_rx_orq_pop(struct iw_qp *iqp)
+{
+	spin_lock_bh(&iqp->lock);
+	iqp->orq_head++;
+	spin_unlock_bh(&iqp->lock);
+	iw_tx_kick(iqp);		/* an ORD credit came back */
+}
+
+/* Queue what we owe the peer; false when it sent more than our IRD. */
+static bool iw_rx_ird_push(struct iw_qp *iqp, const struct iw_rresp *r)
+{
+	bool ok;
+
+	spin_lock_bh(&iqp->lock);
+	ok = iqp->ird_tail - iqp->ird_head < IW_MAX_IRD;
+	if (ok) {
+		iqp->ird[iqp->ird_tail % IW_MAX_IRD] = *r;
+		iqp->ird_tail++;
+	}
+	spin_unlock_bh(&iqp->lock);
+	if (ok)
+		iw_tx_kick(iqp);
+	return ok;
+}
+
+static void iw_rx_read_req(struct iw_qp *iqp)
+{
+	struct srdma_qp *qp = iqp->qp;
+	const struct rdmap_read_req *rr = (const void *)(iqp->rx.hdr +
+		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
+	struct iw_rresp r = {
+		.src_to = be64_to_cpu(rr->src_to),
+		.size = be32_to_cpu(rr->size),
+		.sink_stag = be32_to_cpu(rr->sink_stag),
+		.sink_to = be64_to_cpu(rr->sink_to),
+	};
+	int err;
+
+	if (r.size) {
+		r.mem = srdma_rkey_check(qp, be32_to_cpu(rr->src_stag),
+					 r.src_to, r.size,
+					 IB_ACCESS_REMOTE_READ, &err);
+		if (!r.mem) {
+			u8 code = err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
+				  err == -EACCES ? TERM_RDMAP_ACCESS :
+				  err == -EPERM ? TERM_RDMAP_STAG_NOT_ASSOC :
+						  TERM_RDMAP_INVALID_STAG;
+
+			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+				   code, TERM_D_HDR, IB_WC_SUCCESS);
+			return;
+		}
+	}
+	if (!iw_rx_ird_push(iqp, &r)) {
+		if (r.mem)
+			srdma_mem_put(r.mem);
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_STREAM, TERM_D_HDR, IB_WC_SUCCESS);
+	}
+}
+
+/* RFC 7306 atomics: executed on arrival, answered in order by tx. */
+static void iw_rx_atomic_req(struct iw_qp *iqp)
+{
+	struct srdma_qp *qp = iqp->qp;
+	const struct rdmap_atomic_req *a = (const void *)(iqp->rx.hdr +
+		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
+	u64 va = be64_to_cpu(a->to);
+	u32 op = be32_to_cpu(a->opcode) & 0xf;
+	struct srdma_atomic_args args = {
+		.cmp_swap = op == RDMAP_ATOMIC_CMP_SWAP,
+		.swap_add = be64_to_cpu(a->add_or_swap),
+		.swap_mask = be64_to_cpu(a->add_or_swap_mask),
+		.compare = be64_to_cpu(a->compare),
+		.compare_mask = be64_to_cpu(a->compare_mask),
+	};
+	struct iw_rresp r = { .atomic = true, .req_id = be32_to_cpu(a->req_id) };
+	struct srdma_mem *mem;
+	int err;
+
+	if (!iqp->conn.atomics ||
+	    (op != RDMAP_ATOMIC_CMP_SWAP && op != RDMAP_ATOMIC_FETCH_ADD)) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_OPCODE, TERM_D_HDR, IB_WC_SUCCESS);
+		return;
+	}
+	if (va & 7) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_STREAM, TERM_D_HDR, IB_WC_SUCCESS);
+		return;
+	}
+	mem = srdma_rkey_check(qp, be32_to_cpu(a->stag), va, 8,
+			       IB_ACCESS_REMOTE_ATOMIC, &err);
+	if (!mem) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+			   err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
+			   err == -EACCES ? TERM_RDMAP_ACCESS :
+					    TERM_RDMAP_INVALID_STAG,
+			   TERM_D_HDR, IB_WC_SUCCESS);
+		return;
+	}
+	err = srdma_atomic_op(mem, va, &args, &r.orig);
+	srdma_mem_put(mem);
+	if (err || !iw_rx_ird_push(iqp, &r))
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_STREAM, TERM_D_HDR, IB_WC_SUCCESS);
+}
+
+static void iw_rx_atomic_resp(struct iw_qp *iqp)
+{
+	struct srdma_qp *qp = iqp->qp;
+	const struct rdmap_atomic_resp *a = (const void *)(iqp->rx.hdr +
+		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
+	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+	struct srdma_sge_cursor c;
+	__u64 orig = be64_to_cpu(a->orig);
+
+	if (!w || (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
+	    be32_to_cpu(a->req_id) != w->first_psn) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_OPCODE, TERM_D_HDR, IB_WC_SUCCESS);
+		return;
+	}
+	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+	iw_rx_orq_pop(iqp);
+	srdma_sq_wqe_done(qp, w, srdma_sge_copy(qp, &c, &orig, 8,
+						SRDMA_TO_MEM) ?
+			  IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+}
+
+/* The peer gave up on the stream: fail the oldest WQE with its reason. */
+static void iw_rx_terminate(struct iw_qp *iqp)
+{
+	struct srdma_qp *qp = iqp->qp;
+	const struct rdmap_term *t = (const void *)(iqp->rx.hdr +
+		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
+	u32 ctrl = be32_to_cpu(t->ctrl);
+	u8 layer = ctrl >> TERM_LAYER_SHIFT;
+	u8 etype = (ctrl >> TERM_ETYPE_SHIFT) & 0xf;
+	enum ib_wc_status status = IB_WC_REM_OP_ERR;
+	unsigned long flags;
+
+	pr_debug("qp %u: peer terminated: layer %u type %u code %#x\n",
+		 qp->ibqp.qp_num, layer, etype,
+		 (ctrl >> TERM_CODE_SHIFT) & 0xff);
+	iqp->rx.state = IW_RX_DEAD;
+	if ((layer == TERM_LAYER_RDMAP && etype == TERM_RDMAP_PROTECTION) ||
+	    (layer == TERM_LAYER_DDP && etype == TERM_DDP_TAGGED))
+		status = IB_WC_REM_ACCESS_ERR;
+	else if (layer == TERM_LAYER_DDP && etype == TERM_DDP_UNTAGGED)
+		status = IB_WC_REM_INV_REQ_ERR;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->sq_cons != qp->sq_fetch) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
+
+		if (w->state != SRDMA_WQE_DONE) {
+			spin_unlock_irqrestore(&qp->state_lock, flags);
+			srdma_sq_wqe_done(qp, w, status);
+			return;
+		}
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	srdma_qp_error(qp);
+}
+
+/* Header complete: check it and decide where the payload goes. */
+static void iw_rx_hdr_done(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	u32 mpa_len = get_unaligned_be16(rx->hdr);
+	u32 ulpdu_hdr = iw_rx_ulpdu_hdr_len(rx);
+	u8 ddp = rx->hdr[2], rdmap = rx->hdr[3];
+	u32 payload, pad;
+	int err;
+
+	if (mpa_len < ulpdu_hdr) {
+		iw_rx_fail(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER, false,
+			   IB_WC_LOC_LEN_ERR);
+		return;
+	}
+	payload = mpa_len - ulpdu_hdr;
+	pad = (4 - ((MPA_LEN_SIZE + mpa_len) & 3)) & 3;
+	rx->data_left = payload;
+	rx->trailer_have = 0;
+	rx->trailer_need = pad + MPA_CRC_SIZE;
+	rx->opcode = rdmap & RDMAP_OPCODE_MASK;
+	rx->last = ddp & DDP_LAST;
+	rx->discard = false;
+	rx->state = payload ? IW_RX_DATA : IW_RX_TRAILER;
+
+	if ((ddp & DDP_VERSION_MASK) != DDP_VERSION) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, ddp & DDP_TAGGED ?
+			   TERM_DDP_TAGGED : TERM_DDP_UNTAGGED,
+			   ddp & DDP_TAGGED ? TERM_DDP_T_VERSION :
+					      TERM_DDP_U_VERSION,
+			   TERM_D_HDR, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
+	if ((rdmap & RDMAP_VERSION_MASK) != RDMAP_VERSION) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_VERSION, TERM_D_HDR, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
+
+	if (ddp & DDP_TAGGED) {
+		const struct ddp_tagged_hdr *th = (const void *)(rx->hdr + 2);
+		u32 stag = be32_to_cpu(th->stag);
+		u64 to = be64_to_cpu(th->to);
+
+		if (rx->opcode == RDMAP_READ_RESP) {
+			struct srdma_swqe *w = iw_rx_orq_head(iqp);
+
+			if (!w || w->wr.opcode != IB_WR_RDMA_READ) {
+				iw_rx_fail(iqp, TERM_LAYER_RDMAP,
+					   TERM_RDMAP_OPERATION,
+					   TERM_RDMAP_OPCODE, TERM_D_HDR,
+					   IB_WC_SUCCESS);
+				return;
+			}
+			if (!rx->rd_active) {
+				srdma_sge_cursor_init(&rx->rd_cur, w->sge,
+						      w->num_sge);
+				rx->rd_active = true;
+			}
+			if (payload > w->length - w->done) {
+				iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+					   TERM_DDP_T_BASE_BOUNDS, TERM_D_HDR,
+					   IB_WC_SUCCESS);
+			}
+			return;
+		}
+		/* RDMA WRITE; a zero-length one touches nothing */
+		if (!payload)
+			return;
+		rx->mem = srdma_rkey_check(qp, stag, to, payload,
+					   IB_ACCESS_REMOTE_WRITE, &err);
+		if (!rx->mem) {
+			iw_rx_tagged_fail(iqp, err);
+			return;
+		}
+		rx->iova = to;
+		return;
+	}
+
+	{
+		const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+		u32 qn = be32_to_cpu(uh->qn);
+		u32 msn = be32_to_cpu(uh->msn);
+		u32 mo = be32_to_cpu(uh->mo);
+
+		if (qn >= DDP_QN_COUNT || qn != iw_rx_qn_of(rx->opcode)) {
+			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				   TERM_DDP_U_INVALID_QN, TERM_D_HDR,
+				   IB_WC_LOC_QP_OP_ERR);
+			return;
+		}
+		if (msn != rx->msn[qn]) {
+			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				   TERM_DDP_U_MSN_RANGE, TERM_D_HDR,
+				   IB_WC_LOC_QP_OP_ERR);
+			return;
+		}
+		if (qn != DDP_QN_SEND) {
+			/* one-segment messages with a fixed header */
+			if (mo || !rx->last ||
+			    (payload && rx->opcode != RDMAP_TERMINATE)) {
+				iw_rx_fail(iqp, TERM_LAYER_DDP,
+					   TERM_DDP_UNTAGGED,
+					   TERM_DDP_U_INVALID_MO, TERM_D_HDR,
+					   IB_WC_SUCCESS);
+				return;
+			}
+			rx->discard = true;	/* terminate's copied headers */
+			return;
+		}
+		if (!rx->recv_active) {
+			if (mo) {
+				iw_rx_fail(iqp, TERM_LAYER_DDP,
+					   TERM_DDP_UNTAGGED,
+					   TERM_DDP_U_INVALID_MO, TERM_D_HDR,
+					   IB_WC_SUCCESS);
+				return;
+			}
+			if (!srdma_rq_pop(qp, &rx->rwqe, rx->rsge)) {
+				iw_rx_fail(iqp, TERM_LAYER_DDP,
+					   TERM_DDP_UNTAGGED,
+					   TERM_DDP_U_NO_BUFFER, TERM_D_HDR,
+					   IB_WC_SUCCESS);
+				return;
+			}
+			srdma_sge_cursor_init(&rx->rcur, rx->rsge,
+					      rx->rwqe.dma.num_sge);
+			rx->recv_len = 0;
+			rx->recv_active = true;
+		} else if (mo != rx->recv_len) {
+			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				   TERM_DDP_U_INVALID_MO, TERM_D_HDR,
+				   IB_WC_LOC_QP_OP_ERR);
+		}
+	}
+}
+
+/* Place @len payload bytes of the current FPDU. */
+static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	int err;
+
+	if (rx->discard)
+		return;
+	switch (rx->opcode) {
+	case RDMAP_WRITE:
+		err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len,
+				     SRDMA_TO_MEM);
+		rx->iova += len;
+		if (err)
+			iw_rx_tagged_fail(iqp, -ERANGE);
+		return;
+	case RDMAP_READ_RESP: {
+		struct srdma_swqe *w = iw_rx_orq_head(iqp);
+
+		err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len,
+				     SRDMA_TO_MEM);
+		w->done += len;
+		if (err) {
+			/* our own READ's buffer is bad: fail it locally */
+			iw_rx_orq_pop(iqp);
+			rx->rd_active = false;
+			srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
+			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_CATASTROPHIC,
+				   0, false, IB_WC_SUCCESS);
+		}
+		return;
+	}
+	default:
+		err = srdma_sge_copy(qp, &rx->rcur, (void *)p, len,
+				     SRDMA_TO_MEM);
+		rx->recv_len += len;
+		if (err == -ENOSPC)
+			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				   TERM_DDP_U_TOO_LONG, TERM_D_HDR,
+				   IB_WC_LOC_LEN_ERR);
+		else if (err)
+			iw_rx_fail(iqp, TERM_LAYER_RDMAP,
+				   TERM_RDMAP_CATASTROPHIC, 0, false,
+				   IB_WC_LOC_PROT_ERR);
+		return;
+	}
+}
+
+static void iw_rx_send_done(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+	struct ib_wc wc = {
+		.wr_id = rx->rwqe.wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = rx->recv_len,
+		.qp = &qp->ibqp,
+	};
+	bool inv = rx->opcode == RDMAP_SEND_INV ||
+		   rx->opcode == RDMAP_SEND_SE_INV;
+	bool se = rx->opcode == RDMAP_SEND_SE ||
+		  rx->opcode == RDMAP_SEND_SE_INV;
+
+	rx->msn[DDP_QN_SEND]++;
+	rx->recv_active = false;
+	if (inv) {
+		u32 stag = be32_to_cpu(uh->ulp);
+
+		if (srdma_invalidate(qp, stag)) {
+			rx->recv_active = true;	/* fail completes it */
+			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				   TERM_RDMAP_CANNOT_INV, TERM_D_HDR,
+				   IB_WC_REM_INV_REQ_ERR);
+			return;
+		}
+		wc.ex.invalidate_rkey = stag;
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	if (srdma_cq_post(qp->rcq, &wc, se))
+		srdma_qp_error(qp);
+}
+
+/* A whole FPDU arrived and its CRC (if any) is good. */
+static void iw_rx_fpdu_done(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+
+	switch (rx->opcode) {
+	case RDMAP_WRITE:
+		iw_rx_release(iqp);
+		break;
+	case RDMAP_READ_RESP:
+		if (rx->last) {
+			struct srdma_swqe *w = iw_rx_orq_head(iqp);
+
+			rx->rd_active = false;
+			iw_rx_orq_pop(iqp);
+			srdma_sq_wqe_done(qp, w, w->done == w->length ?
+					  IB_WC_SUCCESS : IB_WC_LOC_LEN_ERR);
+		}
+		break;
+	case RDMAP_READ_REQ:
+		rx->msn[DDP_QN_READ_REQ]++;
+		iw_rx_read_req(iqp);
+		break;
+	case RDMAP_ATOMIC_REQ:
+		rx->msn[DDP_QN_READ_REQ]++;
+		iw_rx_atomic_req(iqp);
+		break;
+	case RDMAP_ATOMIC_RESP:
+		rx->msn[DDP_QN_ATOMIC_RESP]++;
+		iw_rx_atomic_resp(iqp);
+		break;
+	case RDMAP_TERMINATE:
+		iw_rx_terminate(iqp);
+		break;
+	default:
+		if (rx->last)
+			iw_rx_send_done(iqp);
+		break;
+	}
+}
+
+static void iw_rx_crc(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	if (iqp->conn.crc)
+		iqp->rx.crc = crc32c(iqp->rx.crc, p, len);
+}
+
+/* The byte stream state machine; consumes all of @len. */
+static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	u32 n;
+	int hl;
+
+	while (len) {
+		switch (rx->state) {
+		case IW_RX_HDR:
+			if (!rx->hdr_have)
+				rx->crc = ~0U;
+			n = min(len, (rx->hdr_need ? rx->hdr_need : 4) -
+				     rx->hdr_have);
+			memcpy(rx->hdr + rx->hdr_have, p, n);
+			iw_rx_crc(iqp, p, n);
+			rx->hdr_have += n;
+			p += n;
+			len -= n;
+			if (!rx->hdr_need && rx->hdr_have == 4) {
+				hl = iw_rx_hdr_len(rx);
+				if (hl < 0) {
+					rx->hdr_need = 4;
+					iw_rx_fail(iqp, TERM_LAYER_RDMAP,
+						   TERM_RDMAP_OPERATION,
+						   TERM_RDMAP_OPCODE, TERM_D_HDR,
+						   IB_WC_LOC_QP_OP_ERR);
+					break;
+				}
+				rx->hdr_need = hl;
+			}
+			if (rx->hdr_need && rx->hdr_have == rx->hdr_need)
+				iw_rx_hdr_done(iqp);
+			break;
+		case IW_RX_DATA:
+			n = min(len, rx->data_left);
+			iw_rx_place(iqp, p, n);
+			iw_rx_crc(iqp, p, n);
+			rx->data_left -= n;
+			p += n;
+			len -= n;
+			if (!rx->data_left && rx->state == IW_RX_DATA)
+				rx->state = IW_RX_TRAILER;
+			break;
+		case IW_RX_TRAILER:
+			n = min(len, rx->trailer_need - rx->trailer_have);
+			memcpy(rx->trailer + rx->trailer_have, p, n);
+			rx->trailer_have += n;
+			p += n;
+			len -= n;
+			if (rx->trailer_have < rx->trailer_need)
+				break;
+			if (iqp->conn.crc) {
+				u32 pad = rx->trailer_need - MPA_CRC_SIZE;
+				u32 crc = crc32c(rx->crc, rx->trailer, pad);
+
+				if (~crc != get_unaligned_le32(rx->trailer +
+							       pad)) {
+					srdma_count(qp_dev(iqp->qp),
+						    SRDMA_CNT_RX_BAD_CRC);
+					iw_rx_fail(iqp, TERM_LAYER_LLP, 0,
+						   TERM_LLP_CRC, false,
+						   IB_WC_LOC_QP_OP_ERR);
+					break;
+				}
+			}
+			iw_rx_fpdu_done(iqp);
+			if (rx->state == IW_RX_DEAD)
+				break;
+			rx->state = IW_RX_HDR;
+			rx->hdr_have = 0;
+			rx->hdr_need = 0;
+			break;
+		case IW_RX_DEAD:
+			return;
+		}
+	}
+}
+
+static int iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+		       unsigned int off, size_t len)
+{
+	struct iw_qp *iqp = desc->arg.data;
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		iw_rx_bytes(iqp, data, n);
+		done += n;
+	}
+	return len;
+}
+
+static void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
+{
+	read_descriptor_t desc = { .arg.data = iqp, .count = 1 };
+
+	tcp_read_sock(sk, &desc, iw_rx_actor);
+}
+
+void iw_rx_data_ready(struct sock *sk)
+{
+	struct iw_ep *ep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ep = sk->sk_user_data;
+	if (ep && ep->qp)
+		iw_rx_read_sock(sk, to_iwqp(ep->qp));
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Data that arrived before the callbacks were ours. Process context,
+ * before the endpoint can close (see iw_ep_attach).
+ */
+void iw_rx_start(struct iw_qp *iqp, struct socket *s)
+{
+	lock_sock(s->sk);
+	iw_rx_read_sock(s->sk, iqp);
+	release_sock(s->sk);
+}
+
+/*
+ * Queue a Terminate for the close path to send, then fail the QP; its
+ * error hook closes the connection.
+ */
+void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+		  const u8 *hdr, u32 hdr_len)
+{
+	u32 ctrl = (u32)layer << TERM_LAYER_SHIFT |
+		   (u32)etype << TERM_ETYPE_SHIFT |
+		   (u32)code << TERM_CODE_SHIFT;
+
+	if (hdr_len) {
+		/* the MPA length doubles as the DDP segment length */
+		ctrl |= TERM_FLAG_M | TERM_FLAG_D;
+		if (hdr_len > MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) &&
+		    (hdr[3] & RDMAP_OPCODE_MASK) == RDMAP_READ_REQ)
+			ctrl |= TERM_FLAG_R;
+		else
+			hdr_len = min_t(u32, hdr_len, MPA_LEN_SIZE +
+					sizeof(struct ddp_untagged_hdr));
+	}
+	spin_lock_bh(&iqp->lock);
+	if (!iqp->term_pending) {
+		iqp->term_pending = true;
+		iqp->term_ctrl = ctrl;
+		iqp->term_hdr_len = hdr_len;
+		memcpy(iqp->term_hdr, hdr, hdr_len);
+	}
+	spin_unlock_bh(&iqp->lock);
+	srdma_qp_error(iqp->qp);
+}

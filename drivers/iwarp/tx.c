@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iWARP transmit, one work item per QP: read responses and atomic
+ * responses owed to the peer first, then the send queue in order. FPDUs
+ * are built back to back in a buffer and handed to TCP without blocking;
+ * when the socket is full the work stops and write_space restarts it.
+ *
+ * SEND and WRITE complete once TCP has taken all of their bytes (TCP
+ * delivers them or the connection dies); READ and atomics complete when
+ * their answer arrives (rx.c).
+ */
+#include <linux/crc32c.h>
+#include <net/tcp.h>
+
+#include "iwarp.h"
+
+/* Room one more FPDU needs in the buffer, at worst. */
+static u32 iw_fpdu_room(struct iw_qp *iqp)
+{
+	return iqp->max_payload + IW_MAX_HDR + 3 + MPA_CRC_SIZE;
+}
+
+/* Start an FPDU in the buffer: returns where its ULPDU begins. */
+static u8 *iw_fpdu_begin(struct iw_qp *iqp)
+{
+	return iqp->tx_buf + iqp->tx_len + MPA_LEN_SIZE;
+}
+
+/* Length, pad and CRC around the @ulpdu_len bytes just written. */
+static void iw_fpdu_end(struct iw_qp *iqp, u32 ulpdu_len)
+{
+	u8 *start = iqp->tx_buf + iqp->tx_len;
+	u32 len = MPA_LEN_SIZE + ulpdu_len;
+	u32 pad = (4 - (len & 3)) & 3;
+
+	put_unaligned_be16(ulpdu_len, start);
+	memset(start + len, 0, pad);
+	len += pad;
+	put_unaligned_le32(iqp->conn.crc ? ~crc32c(~0U, start, len) : 0,
+			   start + len);
+	iqp->tx_len += len + MPA_CRC_SIZE;
+}
+
+static void iw_untagged(struct ddp_untagged_hdr *h, u8 op, bool last,
+			u32 qn, u32 msn, u32 mo, u32 ulp)
+{
+	h->ddp = DDP_VERSION | (last ? DDP_LAST : 0);
+	h->rdmap = RDMAP_VERSION | op;
+	h->ulp = cpu_to_be32(ulp);
+	h->qn = cpu_to_be32(qn);
+	h->msn = cpu_to_be32(msn);
+	h->mo = cpu_to_be32(mo);
+}
+
+static void iw_tagged(struct ddp_tagged_hdr *h, u8 op, bool last, u32 stag,
+		      u64 to)
+{
+	h->ddp = DDP_TAGGED | DDP_VERSION | (last ? DDP_LAST : 0);
+	h->rdmap = RDMAP_VERSION | op;
+	h->stag = cpu_to_be32(stag);
+	h->to = cpu_to_be64(to);
+}
+
+static u8 iw_send_opcode(const struct srdma_swqe *w)
+{
+	bool se = w->wr.send_flags & IB_SEND_SOLICITED;
+
+	if (w->wr.opcode == IB_WR_SEND_WITH_INV)
+		return se ? RDMAP_SEND_SE_INV : RDMAP_SEND_INV;
+	return se ? RDMAP_SEND_SE : RDMAP_SEND;
+}
+
+/* One FPDU of a SEND or WRITE; returns a WC status. */
+static enum ib_wc_status iw_tx_data(struct iw_qp *iqp, struct srdma_swqe *w)
+{
+	struct srdma_qp *qp = iqp->qp;
+	bool write = w->wr.opcode == IB_WR_RDMA_WRITE;
+	u32 n = min(w->length - w->sent, iqp->max_payload);
+	bool last = w->sent + n == w->length;
+	u8 *p = iw_fpdu_begin(iqp);
+	u32 hlen;
+
+	if (write) {
+		iw_tagged((void *)p, RDMAP_WRITE, last, w->wr.wr.rdma.rkey,
+			  w->wr.wr.rdma.remote_addr + w->sent);
+		hlen = sizeof(struct ddp_tagged_hdr);
+	} else {
+		iw_untagged((void *)p, iw_send_opcode(w), last, DDP_QN_SEND,
+			    iqp->msn_send, w->sent,
+			    w->wr.opcode == IB_WR_SEND_WITH_INV ?
+			    w->wr.ex.invalidate_rkey : 0);
+		hlen = sizeof(struct ddp_untagged_hdr);
+	}
+	if (w->inline_data) {
+		memcpy(p + hlen, w->inline_data + w->sent, n);
+	} else if (n) {
+		struct srdma_sge_cursor c;
+
+		srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+		if (srdma_sge_skip(&c, w->sent) ||
+		    srdma_sge_copy(qp, &c, p + hlen, n, SRDMA_FROM_MEM))
+			return IB_WC_LOC_PROT_ERR;
+	}
+	iw_fpdu_end(iqp, hlen + n);
+	w->sent += n;
+	if (last && !write)
+		iqp->msn_send++;
+	return IB_WC_SUCCESS;
+}
+
+static void iw_tx_read_req(struct iw_qp *iqp, struct srdma_swqe *w)
+{
+	u8 *p = iw_fpdu_begin(iqp);
+	struct rdmap_read_req *rr = (void *)(p + sizeof(struct ddp_untagged_hdr));
+
+	iw_untagged((void *)p, RDMAP_READ_REQ, true, DDP_QN_READ_REQ,
+		    iqp->msn_rreq++, 0, 0);
+	/* responses are placed by our orq, not by this STag; it is echoed */
+	rr->sink_stag = cpu_to_be32(w->num_sge ? w->sge[0].lkey : 0);
+	rr->sink_to = cpu_to_be64(w->num_sge ? w->sge[0].addr : 0);
+	rr->size = cpu_to_be32(w->length);
+	rr->src_stag = cpu_to_be32(w->wr.wr.rdma.rkey);
+	rr->src_to = cpu_to_be64(w->wr.wr.rdma.remote_addr);
+	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*rr));
+}
+
+static void iw_tx_atomic_req(struct iw_qp *iqp, struct srdma_swqe *w)
+{
+	u8 *p = iw_fpdu_begin(iqp);
+	struct rdmap_atomic_req *a = (void *)(p + sizeof(struct ddp_untagged_hdr));
+	bool cas = w->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+
+	iw_untagged((void *)p, RDMAP_ATOMIC_REQ, true, DDP_QN_READ_REQ,
+		    iqp->msn_rreq++, 0, 0);
+	w->first_psn = iqp->next_req_id++;	/* matched by the response */
+	a->opcode = cpu_to_be32(cas ? RDMAP_ATOMIC_CMP_SWAP :
+				      RDMAP_ATOMIC_FETCH_ADD);
+	a->req_id = cpu_to_be32(w->first_psn);
+	a->stag = cpu_to_be32(w->wr.wr.atomic.rkey);
+	a->to = cpu_to_be64(w->wr.wr.atomic.remote_addr);
+	if (cas) {
+		a->add_or_swap = cpu_to_be64(w->wr.wr.atomic.swap);
+		a->add_or_swap_mask = cpu_to_be64(~0ULL);
+		a->compare = cpu_to_be64(w->wr.wr.atomic.compare_add);
+		a->compare_mask = cpu_to_be64(~0ULL);
+	} else {
+		a->add_or_swap = cpu_to_be64(w->wr.wr.atomic.compare_add);
+		a->add_or_swap_mask = 0;
+		a->compare = 0;
+		a->compare_mask = cpu_to_be64(~0ULL);
+	}
+	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*a));
+}
+
+/* One FPDU of the oldest response we owe; false if we owe none. */
+static bool iw_tx_response(struct iw_qp *iqp)
+{
+	struct iw_rresp *r;
+	bool last;
+	u8 *p;
+	u32 n;
+
+	spin_lock_bh(&iqp->lock);
+	r = iqp->ird_head != iqp->ird_tail ?
+	    &iqp->ird[iqp->ird_head % IW_MAX_IRD] : NULL;
+	spin_unlock_bh(&iqp->lock);
+	if (!r)
+		return false;
+
+	p = iw_fpdu_begin(iqp);
+	if (r->atomic) {
+		struct rdmap_atomic_resp *a =
+			(void *)(p + sizeof(struct ddp_untagged_hdr));
+
+		iw_untagged((void *)p, RDMAP_ATOMIC_RESP, true,
+			    DDP_QN_ATOMIC_RESP, iqp->msn_aresp++, 0, 0);
+		a->req_id = cpu_to_be32(r->req_id);
+		a->orig = cpu_to_be64(r->orig);
+		iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*a));
+		last = true;
+	} else {
+		n = min(r->size - r->sent, iqp->max_payload);
+		last = r->sent + n == r->size;
+		iw_tagged((void *)p, RDMAP_READ_RESP, last, r->sink_stag,
+			  r->sink_to + r->sent);
+		if (n && srdma_mem_copy(r->mem, r->src_to + r->sent,
+					p + sizeof(struct ddp_tagged_hdr), n,
+					SRDMA_FROM_MEM))
+			memset(p + sizeof(struct ddp_tagged_hdr), 0, n);
+		iw_fpdu_end(iqp, sizeof(struct ddp_tagged_hdr) + n);
+		r->sent += n;
+	}
+	if (last) {
+		if (r->mem)
+			srdma_mem_put(r->mem);
+		r->mem = NULL;
+		spin_lock_bh(&iqp->lock);
+		iqp->ird_head++;
+		spin_unlock_bh(&iqp->lock);
+	}
+	return true;
+}
+
+static bool iw_is_data(u32 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_INV ||
+	       opcode == IB_WR_RDMA_WRITE;
+}
+
+/* Put the next piece of the send queue in the buffer; false if none. */
+static bool iw_tx_sq(struct iw_qp *iqp)
+{
+	struct srdma_qp *qp = iqp->qp;
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	struct srdma_swqe *w;
+	u32 outstanding;
+
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return false;
+	/* WQE contents before the fetch index: pairs with srdma_sq_run */
+	if (iqp->tx_idx == smp_load_acquire(&qp->sq_fetch))
+		return false;
+	w = srdma_swqe_at(qp, iqp->tx_idx);
+	if (w->state == SRDMA_WQE_DONE) {
+		iqp->tx_idx++;		/* a local operation, finished */
+		iqp->tx_complete_end = iqp->tx_idx;
+		return true;
+	}
+	switch (w->wr.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+		status = iw_tx_data(iqp, w);
+		if (status == IB_WC_SUCCESS && w->sent < w->length)
+			return true;
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (w->wr.opcode != IB_WR_RDMA_READ && !iqp->conn.atomics) {
+			status = IB_WC_LOC_QP_OP_ERR;	/* peer has none */
+			break;
+		}
+		spin_lock_bh(&iqp->lock);
+		outstanding = iqp->orq_tail - iqp->orq_head;
+		if (outstanding >= iqp->conn.ord) {
+			spin_unlock_bh(&iqp->lock);
+			return false;	/* rx kicks us when one returns */
+		}
+		iqp->orq[iqp->orq_tail % IW_MAX_ORD] = iqp->tx_idx;
+		iqp->orq_tail++;
+		spin_unlock_bh(&iqp->lock);
+		if (w->wr.opcode == IB_WR_RDMA_READ)
+			iw_tx_read_req(iqp, w);
+		else
+			iw_tx_atomic_req(iqp, w);
+		break;
+	default:
+		status = IB_WC_LOC_QP_OP_ERR;	/* no immediate data on iWARP */
+		break;
+	}
+	if (status != IB_WC_SUCCESS) {
+		srdma_sq_wqe_done(qp, w, status);
+		return false;
+	}
+	iqp->tx_idx++;
+	iqp->tx_complete_end = iqp->tx_idx;
+	return true;
+}
+
+/* The buffer went out whole: SENDs and WRITEs in it are complete. */
+static void iw_tx_complete(struct iw_qp *iqp)
+{
+	struct srdma_qp *qp = iqp->qp;
+
+	while (iqp->tx_complete != iqp->tx_complete_end) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, iqp->tx_complete);
+
+		if (iw_is_data(w->wr.opcode) && w->state != SRDMA_WQE_DONE)
+			srdma_sq_wqe_done(qp, w, IB_WC_SUCCESS);
+		iqp->tx_complete++;
+	}
+}
+
+static int iw_tx_push(struct iw_qp *iqp, struct socket *s, int flags)
+{
+	while (iqp->tx_off < iqp->tx_len) {
+		struct kvec iov = {
+			.iov_base = iqp->tx_buf + iqp->tx_off,
+			.iov_len = iqp->tx_len - iqp->tx_off,
+		};
+		struct msghdr msg = { .msg_flags = flags | MSG_NOSIGNAL };
+		int rc = kernel_sendmsg(s, &msg, &iov, 1, iov.iov_len);
+
+		if (rc <= 0)
+			return rc ? rc : -EPIPE;
+		iqp->tx_off += rc;
+	}
+	iqp->tx_off = 0;
+	iqp->tx_len = 0;
+	return 0;
+}
+
+static void iw_tx_fill(struct iw_qp *iqp)
+{
+	while (IW_TX_BUF_SIZE - iqp->tx_len >= iw_fpdu_room(iqp)) {
+		if (iw_tx_response(iqp))
+			continue;
+		if (!iw_tx_sq(iqp))
+			break;
+	}
+}
+
+/* SQD: once everything queued is out, send our FIN. */
+static void iw_tx_maybe_fin(struct iw_qp *iqp, struct socket *s)
+{
+	struct srdma_qp *qp = iqp->qp;
+	struct iw_ep *ep = NULL;
+
+	if (!READ_ONCE(iqp->draining) || iqp->fin_sent ||
+	    iqp->tx_idx != smp_load_acquire(&qp->sq_fetch))
+		return;
+	spin_lock_bh(&iqp->lock);
+	if (iqp->ird_head == iqp->ird_tail && iqp->ep) {
+		ep = iqp->ep;
+		kref_get(&ep->ref);
+	}
+	spin_unlock_bh(&iqp->lock);
+	if (!ep)
+		return;
+	iqp->fin_sent = true;
+	kernel_sock_shutdown(s, SHUT_WR);
+	iw_ep_drain(ep);
+	iw_ep_put(ep);
+}
+
+/* Push and refill until the socket is full or nothing is left. */
+static void iw_tx_run(struct iw_qp *iqp)
+{
+	struct socket *s;
+	int rounds, rc;
+
+	/* close clears sock, then takes tx_mutex before releasing it */
+	spin_lock_bh(&iqp->lock);
+	s = iqp->sock;
+	spin_unlock_bh(&iqp->lock);
+	if (!s)
+		return;
+
+	for (rounds = 0; rounds < 16; rounds++) {
+		rc = iw_tx_push(iqp, s, MSG_DONTWAIT);
+		if (rc == -EAGAIN)
+			return;		/* write_space brings us back */
+		if (rc) {
+			srdma_qp_error(iqp->qp);
+			return;
+		}
+		iw_tx_complete(iqp);
+		iw_tx_fill(iqp);
+		if (!iqp->tx_len) {
+			iw_tx_maybe_fin(iqp, s);
+			return;
+		}
+	}
+	iw_tx_kick(iqp);		/* let other QPs have the worker */
+}
+
+void iw_tx_work(struct work_struct *work)
+{
+	struct iw_qp *iqp = container_of(work, struct iw_qp, tx_work);
+
+	mutex_lock(&iqp->tx_mutex);
+	iw_tx_run(iqp);
+	mutex_unlock(&iqp->tx_mutex);
+}
+
+void iw_tx_kick(struct iw_qp *iqp)
+{
+	queue_work(srdma_wq, &iqp->tx_work);
+}
+
+/*
+ * New send WQEs: send them from the poster's own context when it may
+ * sleep, which saves a hop to a worker that a busy CPU can delay by a
+ * whole time slice; otherwise (or when tx is busy) leave it to the work.
+ */
+void iw_tx_post(struct iw_qp *iqp)
+{
+	if (preemptible() && mutex_trylock(&iqp->tx_mutex)) {
+		iw_tx_run(iqp);
+		mutex_unlock(&iqp->tx_mutex);
+		return;
+	}
+	iw_tx_kick(iqp);
+}
+
+void iw_tx_write_space(struct sock *sk)
+{
+	struct iw_ep *ep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ep = sk->sk_user_data;
+	if (ep && ep->qp && sk_stream_is_writeable(sk)) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		iw_tx_kick(to_iwqp(ep->qp));
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * From the close path, with the tx work stopped: finish the FPDU that
+ * may be half out, then send the Terminate that rx queued.
+ */
+int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
+{
+	u8 *p;
+	int err;
+
+	s->sk->sk_sndtimeo = HZ;
+	err = iw_tx_push(iqp, s, 0);
+	if (err)
+		return err;
+	p = iw_fpdu_begin(iqp);
+	iw_untagged((void *)p, RDMAP_TERMINATE, true, DDP_QN_TERMINATE,
+		    iqp->msn_term++, 0, 0);
+	p += sizeof(struct ddp_untagged_hdr);
+	put_unaligned_be32(iqp->term_ctrl, p);
+	memcpy(p + sizeof(struct rdmap_term), iqp->term_hdr,
+	       iqp->term_hdr_len);
+	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) +
+		    sizeof(struct rdmap_term) + iqp->term_hdr_len);
+	return iw_tx_push(iqp, s, 0);
+}
+
+/* Drop what the transmit side holds: buffered bytes, owed responses. */
+void iw_tx_release(struct iw_qp *iqp)
+{
+	while (iqp->ird_head != iqp->ird_tail) {
+		struct iw_rresp *r = &iqp->ird[iqp->ird_head % IW_MAX_IRD];
+
+		if (r->mem)
+			srdma_mem_put(r->mem);
+		r->mem = NULL;
+		iqp->ird_head++;
+	}
+	iqp->tx_len = 0;
+	iqp->tx_off = 0;
+}
+
+void iw_tx_reset(struct iw_qp *iqp)
+{
+	iw_tx_release(iqp);
+	iqp->ird_head = 0;
+	iqp->ird_tail = 0;
+	iqp->orq_head = 0;
+	iqp->orq_tail = 0;
+	iqp->msn_send = 1;
+	iqp->msn_rreq = 1;
+	iqp->msn_term = 1;
+	iqp->msn_aresp = 1;
+	iqp->term_pending = false;
+	iqp->draining = false;
+	iqp->fin_sent = false;
+}
