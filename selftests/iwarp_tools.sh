@@ -4,8 +4,8 @@
 # timeout: 900
 # Stock rdma_cm tools over one siwarp device talking to itself through
 # kernel TCP, IPv4 and IPv6: rping with data verification, ucmatose,
-# rdma_server/rdma_client and perftest over rdma_cm (-R) for every
-# operation iWARP has, atomics included (srdma to srdma only).
+# rdma_server/rdma_client, and perftest over rdma_cm (-R, IPv4: perftest
+# resolves no IPv6 there) for every operation, atomics included.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +45,7 @@ no_leaks() {
 }
 
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)
-tap_plan $((1 + 6 + 2 * ${#tools[@]} + 1))
+tap_plan $((1 + 6 + ${#tools[@]} + 1))
 t "siwarp0 on $NETDEV" mkdev siwarp siwarp0 "$NETDEV" || tap_bail "no siwarp0"
 for a in "$ip4" "$ip6"; do
 	v=IPv4
@@ -58,7 +58,7 @@ STEP_TIMEOUT=200
 for tool in "${tools[@]}"; do
 	size=(-s 65536)
 	case $tool in *_lat) size=(-s 64) ;; ib_atomic_bw) size=() ;; esac
+	# perftest's rdma_cm mode resolves IPv4 only
 	t "$tool ${size[*]} over IPv4" perf "$tool" "$ip4" "${size[@]}" -n 200
-	t "$tool ${size[*]} over IPv6" perf "$tool" "$ip6" "${size[@]}" -n 200
 done
 t "no verbs objects left behind" wait_for 10 no_leaks

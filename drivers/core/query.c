@@ -175,6 +175,10 @@ static const struct rdma_stat_desc srdma_counter_descs[SRDMA_CNT_MAX] = {
 	[SRDMA_CNT_SEQ_NAK_SENT].name = "seq_nak_sent",
 	[SRDMA_CNT_RNR_NAK_SENT].name = "rnr_nak_sent",
 	[SRDMA_CNT_RETRY_EXCEEDED].name = "retry_exceeded",
+	[SRDMA_CNT_IW_CONNECTIONS].name = "iwarp_connections",
+	[SRDMA_CNT_IW_CRC_CONNECTIONS].name = "iwarp_crc_connections",
+	[SRDMA_CNT_IW_TERMINATE_SENT].name = "iwarp_terminate_sent",
+	[SRDMA_CNT_IW_TERMINATE_RCVD].name = "iwarp_terminate_rcvd",
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,

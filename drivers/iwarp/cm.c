@@ -195,6 +195,9 @@ static int iw_ep_attach(struct iw_ep *ep)
 	sk->sk_write_space = iw_tx_write_space;
 	sk->sk_state_change = iw_ep_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
+	srdma_count(ep->dev, SRDMA_CNT_IW_CONNECTIONS);
+	if (ep->conn.crc)
+		srdma_count(ep->dev, SRDMA_CNT_IW_CRC_CONNECTIONS);
 	return 0;
 }
 
@@ -286,8 +289,10 @@ static void iw_close_work(struct work_struct *work)
 	mutex_lock(&iqp->tx_mutex);
 	mutex_unlock(&iqp->tx_mutex);
 
-	if (term && !ep->peer_closed && iw_tx_terminate(iqp, ep->sock) == 0)
+	if (term && !ep->peer_closed && iw_tx_terminate(iqp, ep->sock) == 0) {
+		srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
 		ep->abort = false;	/* let the Terminate reach the peer */
+	}
 	srdma_qp_error(qp);
 
 	if (ep->abort)

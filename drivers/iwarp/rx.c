@@ -314,6 +314,7 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 		 qp->ibqp.qp_num, layer, etype,
 		 (ctrl >> TERM_CODE_SHIFT) & 0xff);
 	iqp->rx.state = IW_RX_DEAD;
+	srdma_count(qp_dev(qp), SRDMA_CNT_IW_TERMINATE_RCVD);
 	if ((layer == TERM_LAYER_RDMAP && etype == TERM_RDMAP_PROTECTION) ||
 	    (layer == TERM_LAYER_DDP && etype == TERM_DDP_TAGGED))
 		status = IB_WC_REM_ACCESS_ERR;
