@@ -497,6 +497,8 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 				     SRDMA_TO_MEM);
 		w->done += len;
 		if (err) {
+			pr_debug("qp %u: read response placement: %d\n",
+				 qp->ibqp.qp_num, err);
 			/* our own READ's buffer is bad: fail it locally */
 			iw_rx_orq_pop(iqp);
 			rx->rd_active = false;
@@ -510,6 +512,9 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 		err = srdma_sge_copy(qp, &rx->rcur, (void *)p, len,
 				     SRDMA_TO_MEM);
 		rx->recv_len += len;
+		if (err)
+			pr_debug("qp %u: receive placement: %d\n",
+				 qp->ibqp.qp_num, err);
 		if (err == -ENOSPC)
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				   TERM_DDP_U_TOO_LONG, TERM_D_HDR,
