@@ -317,8 +317,10 @@ static void iw_tx_maybe_fin(struct iw_qp *iqp, struct socket *s)
 	struct srdma_qp *qp = iqp->qp;
 	struct iw_ep *ep = NULL;
 
-	if (!READ_ONCE(iqp->draining) || iqp->fin_sent ||
-	    iqp->tx_idx != smp_load_acquire(&qp->sq_fetch))
+	if (!READ_ONCE(iqp->draining) || iqp->fin_sent)
+		return;
+	/* pairs with srdma_sq_run's release of sq_fetch */
+	if (iqp->tx_idx != smp_load_acquire(&qp->sq_fetch))
 		return;
 	spin_lock_bh(&iqp->lock);
 	if (iqp->ird_head == iqp->ird_tail && iqp->ep) {
