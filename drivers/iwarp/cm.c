@@ -68,9 +68,9 @@ void iw_ep_put(struct iw_ep *ep)
 	kref_put(&ep->ref, iw_ep_free);
 }
 
-static void iw_event(struct iw_ep *ep, struct iw_cm_id *id,
-		     enum iw_cm_event_type type, int status,
-		     const void *pdata, u8 pd_len)
+static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
+		    enum iw_cm_event_type type, int status,
+		    const void *pdata, u8 pd_len)
 {
 	struct iw_cm_event ev = {
 		.event = type,
@@ -85,7 +85,7 @@ static void iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 	memcpy(&ev.remote_addr, &ep->raddr, sizeof(ev.remote_addr));
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
 		ev.provider_data = ep;
-	id->event_handler(id, &ev);
+	return id->event_handler(id, &ev);
 }
 
 static int iw_sock_create(struct srdma_dev *dev, int family,
@@ -160,6 +160,8 @@ static int iw_ep_attach(struct iw_ep *ep)
 	u32 mss;
 	int err;
 
+	if (READ_ONCE(iqp->released))
+		return -ECONNRESET;	/* destroy_qp is waiting for us */
 	if (!iqp->tx_buf) {
 		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
 		if (!iqp->tx_buf)
@@ -212,14 +214,17 @@ static void iw_ep_start(struct iw_ep *ep)
 	struct sock *sk = ep->sock->sk;
 
 	iw_rx_start(iqp, ep->sock);
+	/* once CONNECTED the close work may free ep: decide under the lock */
 	spin_lock_bh(&ep->lock);
-	ep->state = IW_EP_CONNECTED;
-	spin_unlock_bh(&ep->lock);
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
-	    READ_ONCE(ep->qp->state) == IB_QPS_ERR)
-		iw_ep_close(ep, false);
-	else
+	    READ_ONCE(ep->qp->state) == IB_QPS_ERR) {
+		ep->state = IW_EP_CLOSING;
+		mod_delayed_work(srdma_wq, &ep->close_work, 0);
+	} else {
+		ep->state = IW_EP_CONNECTED;
 		iw_tx_kick(iqp);
+	}
+	spin_unlock_bh(&ep->lock);
 }
 
 /* Connected endpoint: close once, from the close work. */
@@ -271,6 +276,11 @@ static void iw_close_work(struct work_struct *work)
 	/* nobody queues us again now; drop a re-queue that raced */
 	cancel_delayed_work(&ep->close_work);
 
+	/* a FIN may come with the last data, before data_ready ran */
+	lock_sock(sk);
+	if (!ep->abort && READ_ONCE(qp->state) != IB_QPS_ERR)
+		iw_rx_read_sock(sk, iqp);
+	release_sock(sk);
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = ep->saved_data_ready;
@@ -294,6 +304,12 @@ static void iw_close_work(struct work_struct *work)
 		ep->abort = false;	/* let the Terminate reach the peer */
 	}
 	srdma_qp_error(qp);
+	/* rx and tx are quiet: give back what they held */
+	iw_rx_flush(iqp);
+	spin_lock_bh(&iqp->lock);
+	iw_tx_release(iqp);
+	iqp->orq_head = iqp->orq_tail;
+	spin_unlock_bh(&iqp->lock);
 
 	if (ep->abort)
 		sock_no_linger(sk);
@@ -414,7 +430,7 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ep->pd_len = param->private_data_len;
 	if (ep->pd_len)
 		memcpy(ep->pdata, param->private_data, ep->pd_len);
-	queue_work(srdma_wq, &ep->setup_work);
+	queue_work(system_unbound_wq, &ep->setup_work);
 	return 0;
 }
 
@@ -439,10 +455,11 @@ static void iw_setup_passive(struct work_struct *work)
 	if (READ_ONCE(l->dying))
 		goto reject;
 	ep->state = IW_EP_AWAIT_ACCEPT;
-	ep->listener = NULL;
 	/* from here iw_cm owns our reference: it accepts or rejects */
-	iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, ep->pdata,
-		 ep->pd_len);
+	if (iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, ep->pdata,
+		     ep->pd_len))
+		goto reject;	/* iw_cm had no room for the request */
+	ep->listener = NULL;
 	iw_listener_put(l);
 	return;
 
@@ -518,7 +535,7 @@ static void iw_listen_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
 	if (l && !READ_ONCE(l->dying))
-		queue_work(srdma_wq, &l->accept_work);
+		queue_work(system_unbound_wq, &l->accept_work);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -546,7 +563,8 @@ static void iw_accept_work(struct work_struct *work)
 			ep->sock = ns;
 			kref_get(&l->ref);
 			ep->listener = l;
-			queue_work(srdma_wq, &ep->setup_work);
+			/* blocking MPA reads stay off srdma_wq's tx work */
+			queue_work(system_unbound_wq, &ep->setup_work);
 		}
 	}
 }
@@ -676,6 +694,8 @@ static void iw_listener_stop(struct iw_listener *l)
 	cancel_work_sync(&l->accept_work);
 	for (i = 0; i < l->nsocks; i++)
 		sock_release(l->socks[i]);
+	/* a child still queued could have run our callback until now */
+	cancel_work_sync(&l->accept_work);
 	l->nsocks = 0;
 }
 

@@ -99,6 +99,10 @@ static void iw_qp_error(struct srdma_qp *qp)
 
 static void iw_qp_release(struct srdma_qp *qp)
 {
+	struct iw_qp *iqp = to_iwqp(qp);
+
+	/* a connect still in MPA must not attach once it is done */
+	WRITE_ONCE(iqp->released, true);
 	iw_qp_close(qp, true);
 }
 
@@ -116,6 +120,11 @@ static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		break;
 	case IB_QPS_SQD:
 		WRITE_ONCE(iqp->draining, true);
+		/* the close timer runs from now, even if the SQ never drains */
+		spin_lock_bh(&iqp->lock);
+		if (iqp->ep)
+			iw_ep_drain(iqp->ep);
+		spin_unlock_bh(&iqp->lock);
 		iw_tx_kick(iqp);
 		break;
 	case IB_QPS_RESET:

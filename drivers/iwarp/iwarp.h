@@ -157,6 +157,7 @@ struct iw_qp {
 	struct iw_conn conn;
 	u32 max_payload;		/* per FPDU, from the TCP MSS */
 	bool draining;			/* SQD: FIN once the SQ is sent */
+	bool released;			/* destroy_qp: never attach again */
 	bool fin_sent;
 
 	struct iw_rx rx;
@@ -219,6 +220,8 @@ void iw_rx_data_ready(struct sock *sk);
 void iw_rx_start(struct iw_qp *iqp, struct socket *s);
 void iw_rx_reset(struct iw_qp *iqp);
 void iw_rx_release(struct iw_qp *iqp);
+void iw_rx_flush(struct iw_qp *iqp);
+void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp);
 void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 		  const u8 *hdr, u32 hdr_len);
 

@@ -94,7 +94,8 @@ static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key,
 	if (f->rev != MPA_REV1 && f->rev != MPA_REV2)
 		return -EPROTO;
 	pd_len = be16_to_cpu(f->pd_len);
-	if (pd_len > MPA_MAX_PRIV_DATA)
+	/* iw_cm events carry at most 255 bytes besides the IRD/ORD words */
+	if (pd_len > U8_MAX + sizeof(struct mpa_v2_params))
 		return -EPROTO;
 	err = iw_sock_recv(ep->sock, ep->pdata, pd_len);
 	if (err)
@@ -140,6 +141,8 @@ int iw_mpa_recv_request(struct iw_ep *ep)
 		if (err)
 			return err;
 	}
+	if (ep->pd_len > U8_MAX)
+		return -EPROTO;
 	ep->conn.crc = srdma_iw_crc || (f.flags & MPA_FLAG_CRC);
 	ep->conn.atomics = !!(f.flags & MPA_FLAG_SRDMA_ATOMIC_OFFER);
 	ep->conn.ird = min_t(u16, ord & MPA_V2_IRD_ORD_MASK, IW_MAX_IRD);
@@ -167,6 +170,10 @@ int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
 	if (err)
 		return err;
 	if (f.flags & MPA_FLAG_REJECT) {
+		/* the consumer gets the peer's own private data only */
+		if (f.rev == MPA_REV2 && (f.flags & MPA_FLAG_ENHANCED) &&
+		    iw_mpa_take_v2(ep, &ird, &ord))
+			ep->pd_len = 0;
 		*rejected = true;
 		return -ECONNREFUSED;
 	}
@@ -185,6 +192,8 @@ int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
 				     ord & MPA_V2_IRD_ORD_MASK);
 		ep->conn.ird = min_t(u16, ep->conn.ird, IW_MAX_IRD);
 	}
+	if (ep->pd_len > U8_MAX)
+		return -EPROTO;
 	/* CRC is on if either side asked for it (RFC 5044 7.1.2) */
 	ep->conn.crc = ep->conn.crc || (f.flags & MPA_FLAG_CRC);
 	ep->conn.atomics = ep->conn.atomics &&

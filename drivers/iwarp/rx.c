@@ -32,6 +32,28 @@ void iw_rx_release(struct iw_qp *iqp)
 	}
 }
 
+/* Closing: a receive taken for a SEND that never finished is flushed. */
+void iw_rx_flush(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+
+	if (rx->recv_active) {
+		struct ib_wc wc = {
+			.wr_id = rx->rwqe.wr_id,
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		rx->recv_active = false;
+		srdma_cq_post(qp->rcq, &wc, false);
+	}
+	rx->rd_active = false;
+	rx->state = IW_RX_DEAD;
+	iw_rx_release(iqp);
+}
+
 void iw_rx_reset(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
@@ -634,9 +656,10 @@ static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
 				hl = iw_rx_hdr_len(rx);
 				if (hl < 0) {
 					rx->hdr_need = 4;
+					/* too little of it to quote back */
 					iw_rx_fail(iqp, TERM_LAYER_RDMAP,
 						   TERM_RDMAP_OPERATION,
-						   TERM_RDMAP_OPCODE, TERM_D_HDR,
+						   TERM_RDMAP_OPCODE, false,
 						   IB_WC_LOC_QP_OP_ERR);
 					break;
 				}
@@ -698,6 +721,12 @@ static int iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	unsigned int done = 0, n;
 	const u8 *data;
 
+	/* after a flush nothing may land in memory or the CQ */
+	if (READ_ONCE(iqp->qp->state) == IB_QPS_ERR)
+		iqp->rx.state = IW_RX_DEAD;
+	if (iqp->rx.state == IW_RX_DEAD)
+		return len;
+
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
 		iw_rx_bytes(iqp, data, n);
@@ -706,7 +735,7 @@ static int iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
-static void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
+void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
 {
 	read_descriptor_t desc = { .arg.data = iqp, .count = 1 };
 

@@ -185,8 +185,12 @@ static bool iw_tx_response(struct iw_qp *iqp)
 			  r->sink_to + r->sent);
 		if (n && srdma_mem_copy(r->mem, r->src_to + r->sent,
 					p + sizeof(struct ddp_tagged_hdr), n,
-					SRDMA_FROM_MEM))
-			memset(p + sizeof(struct ddp_tagged_hdr), 0, n);
+					SRDMA_FROM_MEM)) {
+			/* the window went away under the read: end the stream */
+			iw_terminate(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+				     TERM_RDMAP_INVALID_STAG, NULL, 0);
+			return false;
+		}
 		iw_fpdu_end(iqp, sizeof(struct ddp_tagged_hdr) + n);
 		r->sent += n;
 	}
@@ -237,8 +241,9 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (w->wr.opcode != IB_WR_RDMA_READ && !iqp->conn.atomics) {
-			status = IB_WC_LOC_QP_OP_ERR;	/* peer has none */
+		if ((w->wr.opcode != IB_WR_RDMA_READ && !iqp->conn.atomics) ||
+		    !iqp->conn.ord) {
+			status = IB_WC_LOC_QP_OP_ERR;	/* the peer serves none */
 			break;
 		}
 		spin_lock_bh(&iqp->lock);
@@ -388,7 +393,13 @@ void iw_tx_kick(struct iw_qp *iqp)
  */
 void iw_tx_post(struct iw_qp *iqp)
 {
-	if (preemptible() && mutex_trylock(&iqp->tx_mutex)) {
+	/*
+	 * Only a user doorbell (a syscall holding nothing) sends directly: a
+	 * kernel consumer may post from a completion handler that runs
+	 * under this very socket's lock, or inside an RCU section.
+	 */
+	if (iqp->qp->is_user && preemptible() &&
+	    mutex_trylock(&iqp->tx_mutex)) {
 		iw_tx_run(iqp);
 		mutex_unlock(&iqp->tx_mutex);
 		return;
