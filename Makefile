@@ -40,6 +40,6 @@ check: modules
 	bash tools/check.sh
 
 bench: modules
-	bash tools/bench.sh
+	bash tools/bench.sh $(BENCH_ARGS)
 
 .PHONY: all modules clean deps install demo check bench

@@ -1,6 +1,61 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make bench`: the benchmark against rdma_rxe, siw and TCP (issue 5) is not
-# written yet. Say so instead of failing with a missing file.
-echo "make bench: not implemented yet (see Documentation/index.rst)" >&2
-exit 1
+# `make bench`: two VMs on one virtual wire measure, in the same run, TCP
+# (iperf3), srdma's sroce and siwarp, the distro's rdma_rxe and upstream siw
+# (built from the distro's kernel source): RDMA WRITE/READ/SEND bandwidth
+# over message sizes, SEND/WRITE latency (typical and 99th percentile) at
+# 64 B and 4 KiB, 64 B SEND message rate, CPU time per GB on both hosts.
+# Each point runs BENCH_REPS times (median reported) under a hard timeout.
+#
+#   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
+#
+# Output in build/bench/: points.csv (every measurement), summary.csv
+# (medians), bandwidth.png (bandwidth vs size, one line per system) and the
+# table on the terminal with the ratios the performance targets name.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/lib.sh
+. "$here/lib.sh"
+
+quick=0
+[ "${1:-}" = -q ] && quick=1
+sizes=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576}
+reps=${BENCH_REPS:-3}
+if [ "$quick" = 1 ]; then
+	sizes=${BENCH_SIZES:-64 4096 65536 1048576}
+	reps=${BENCH_REPS:-1}
+fi
+systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
+secs=${BENCH_SECS:-3}
+out=$SRDMA_REPO/build/bench
+mkdir -p "$out"
+
+command -v gnuplot > /dev/null || die "gnuplot missing; run 'make deps'"
+[ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"
+case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
+
+npoints=$(($(echo "$sizes" | wc -w) * 3 + 4))
+limit=$(((npoints * (secs * 6 + 40)) * reps * $(echo "$systems" | wc -w) + 300))
+echo "==> bench: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point (hard limit ${limit}s)"
+vm=$SRDMA_REPO/build/vm/out/bench
+rm -rf "$vm"
+"$here/vm/run.sh" -n 2 -t "$limit" -N bench -s 1 \
+	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
+	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" \
+	-- "$here/bench-guest.sh" > "$out/vm.log" 2>&1 &
+vmpid=$!
+# a progress line per measurement, as host1's guest logs them
+seen=0
+while kill -0 "$vmpid" 2> /dev/null; do
+	sleep 5
+	n=$(grep -c '^bench\[host1\]' "$vm/host1/script.log" 2> /dev/null) || n=0
+	if [ "$n" -gt "$seen" ]; then
+		grep '^bench\[host1\]' "$vm/host1/script.log" | sed -n "$((seen + 1)),${n}p"
+		seen=$n
+	fi
+done
+wait "$vmpid" || echo "==> bench: a VM reported failure (see $out/vm.log); reporting what was measured"
+
+cp "$vm/host1/points.csv" "$out/points.csv"
+cat "$vm/host1/cpu.csv" "$vm/host2/cpu.csv" > "$out/cpu.csv"
+/usr/bin/python3 "$here/bench_report.py" "$out" "$secs"

@@ -21,6 +21,7 @@ pkgs=(
 	qemu-system-x86 busybox-static cpio gzip xz-utils kmod iproute2 procps
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	python3-pyverbs libibverbs-dev librdmacm-dev iperf3
+	gnuplot-nox
 )
 
 sudo=()

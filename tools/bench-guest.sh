@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One side of `make bench` (tools/bench.sh), run in each of two VMs on one
+# wire: host2 serves every point, host1 is the client and writes one CSV
+# row per measurement to $VM_OUT/points.csv; both write their own CPU time
+# per point to $VM_OUT/cpu.csv. Both walk the same list in the same order;
+# each point has its own port, so a failed point cannot pair the client
+# with the next point's server.
+#
+# Environment (from bench.sh): BENCH_SYSTEMS, BENCH_SIZES, BENCH_REPS,
+# BENCH_SECS (seconds per bandwidth point).
+set -uo pipefail
+export PATH=$VM_REPO/tools/vm/bin:$PATH
+# shellcheck source=selftests/rdma_lib.sh
+. "$VM_REPO/selftests/rdma_lib.sh"
+
+me=$VM_HOST
+peer=192.0.2.12
+systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
+sizes=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576}
+reps=${BENCH_REPS:-3}
+secs=${BENCH_SECS:-3}
+out=$VM_OUT/points.csv
+cpu_out=$VM_OUT/cpu.csv
+port=20000
+
+log() { echo "bench[host$me]: $*" >&2; }
+
+# busy and total jiffies of all CPUs
+cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+
+teardown() {
+	timeout 20 rdma link del dev0 2> /dev/null
+	for m in srdma rdma_rxe siw; do
+		grep -q "^$m " /proc/modules && timeout 60 rmmod "$m"
+	done
+	return 0
+}
+
+setup() { # SYSTEM
+	teardown
+	[ "$1" = tcp ] && return 0
+	mkdev "$1" dev0 eth0
+}
+
+conn_args() { # SYSTEM: how perftest connects
+	case $1 in
+	sroce | rxe) echo "-x $(gid_index dev0 "::ffff:192.0.2.$((10 + me))")" ;;
+	*) echo "-R" ;;
+	esac
+}
+
+# run_point ID SERVER_CMD... -- CLIENT_CMD...: host2 runs the server, host1
+# retries the client until the server answers; prints the client's output
+# on host1. Both record their CPU time for the point.
+run_point() {
+	local id=$1 srv=() cli=() c0 c1 i rc=1
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	c0=$(cpu_now)
+	if [ "$me" = 2 ]; then
+		timeout $((secs * 6 + 60)) "${srv[@]}" > /dev/null 2>&1
+		rc=$?
+	else
+		for i in $(seq 1 30); do
+			timeout $((secs * 6 + 40)) "${cli[@]}" > "$VM_OUT/last.out" 2>&1 && { rc=0; break; }
+			sleep 1
+		done
+		cat "$VM_OUT/last.out"
+	fi
+	c1=$(cpu_now)
+	echo "$id,$me,$(echo "$c0 $c1" | awk '{ print $3 - $1, $4 - $2 }' | tr ' ' ',')" >> "$cpu_out"
+	return "$rc"
+}
+
+bw_point() { # SYSTEM OP SIZE REP
+	local sys=$1 op=$2 size=$3 rep=$4 id r mbs mpps
+	port=$((port + 1))
+	id=$sys/bw/$op/$size/$rep
+	log "$id"
+	if [ "$sys" = tcp ]; then
+		r=$(run_point "$id" iperf3 -s -1 -p "$port" -- \
+			iperf3 -c "$peer" -p "$port" -t "$secs" -l "$size" -J)
+		mbs=$(echo "$r" | /usr/bin/python3 -c 'import json,sys
+try: print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8e6))
+except Exception: print("")')
+		mpps=
+	else
+		# shellcheck disable=SC2046
+		r=$(run_point "$id" "ib_${op}_bw" -d dev0 $(conn_args "$sys") -F -D "$secs" -s "$size" -p "$port" -- \
+			"ib_${op}_bw" -d dev0 $(conn_args "$sys") -F -D "$secs" -s "$size" -p "$port" "$peer")
+		read -r mbs mpps < <(echo "$r" | awk '/#bytes/ { getline; print $4, $5; exit }')
+	fi
+	[ "$me" = 1 ] && echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},," >> "$out"
+}
+
+lat_point() { # SYSTEM OP SIZE REP
+	local sys=$1 op=$2 size=$3 rep=$4 id r typ p99
+	port=$((port + 1))
+	id=$sys/lat/$op/$size/$rep
+	log "$id"
+	# shellcheck disable=SC2046
+	r=$(run_point "$id" "ib_${op}_lat" -d dev0 $(conn_args "$sys") -F -n 300 -s "$size" -p "$port" -- \
+		"ib_${op}_lat" -d dev0 $(conn_args "$sys") -F -n 300 -s "$size" -p "$port" "$peer")
+	read -r typ p99 < <(echo "$r" | awk '/#bytes/ { getline; print $5, $8; exit }')
+	[ "$me" = 1 ] && echo "$id,$sys,lat,$op,$size,$rep,,,${typ:-},${p99:-}" >> "$out"
+}
+
+[ "$me" = 1 ] && echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us" > "$out"
+: > "$cpu_out"
+for sys in $systems; do
+	log "system $sys"
+	setup "$sys" || { log "setup of $sys failed"; continue; }
+	for rep in $(seq 1 "$reps"); do
+		for size in $sizes; do
+			if [ "$sys" = tcp ]; then
+				bw_point tcp stream "$size" "$rep"
+				continue
+			fi
+			for op in write read send; do
+				bw_point "$sys" "$op" "$size" "$rep"
+			done
+		done
+		[ "$sys" = tcp ] && continue
+		for op in send write; do
+			for size in 64 4096; do
+				lat_point "$sys" "$op" "$size" "$rep"
+			done
+		done
+	done
+done
+teardown
+exit 0

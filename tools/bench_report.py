@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise a `make bench` run: medians per point, CPU time per GB, the
+table with the ratios the performance targets name, summary.csv and a
+bandwidth plot per operation (gnuplot).
+
+  bench_report.py OUT_DIR SECONDS_PER_POINT
+"""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+USER_HZ = 100
+ORDER = ["tcp", "sroce", "siwarp", "rxe", "siw"]
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def load(out, secs):
+    points = list(csv.DictReader(open(os.path.join(out, "points.csv"))))
+    busy = {}
+    for row in csv.reader(open(os.path.join(out, "cpu.csv"))):
+        if len(row) >= 3:
+            busy[row[0]] = busy.get(row[0], 0) + float(row[2])
+    groups = {}
+    for p in points:
+        key = (p["system"], p["kind"], p["op"], int(p["size"]))
+        g = groups.setdefault(key, {"mbs": [], "mpps": [], "typ": [], "p99": [], "cpu": []})
+        mbs = num(p["mbytes_per_s"])
+        g["mbs"].append(mbs)
+        g["mpps"].append(num(p["mpps"]))
+        g["typ"].append(num(p["lat_typical_us"]))
+        g["p99"].append(num(p["lat_p99_us"]))
+        if mbs and p["id"] in busy:
+            gbytes = mbs * 1e6 * secs / 1e9
+            g["cpu"].append(busy[p["id"]] / USER_HZ / gbytes)
+    return {k: {f: median(v) for f, v in g.items()} for k, g in groups.items()}
+
+
+def fmt(v, spec="%.1f"):
+    return spec % v if v is not None else "-"
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def main():
+    out, secs = sys.argv[1], float(sys.argv[2])
+    m = load(out, secs)
+    systems = [s for s in ORDER if any(k[0] == s for k in m)]
+    rdma = [s for s in systems if s != "tcp"]
+    sizes = sorted({k[3] for k in m if k[1] == "bw"})
+
+    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["system", "kind", "op", "size", "mbytes_per_s", "mpps",
+                    "lat_typical_us", "lat_p99_us", "cpu_s_per_gb"])
+        for k in sorted(m):
+            v = m[k]
+            w.writerow(list(k) + [v["mbs"], v["mpps"], v["typ"], v["p99"], v["cpu"]])
+
+    print("\nBandwidth, MB/s (median; TCP: iperf3 with that write size)")
+    print("%-6s %8s" % ("op", "size") + "".join("%10s" % s for s in systems))
+    for op in ["write", "read", "send"]:
+        for size in sizes:
+            row = []
+            for s in systems:
+                k = (s, "bw", "stream" if s == "tcp" else op, size)
+                row.append(fmt(m.get(k, {}).get("mbs")))
+            print("%-6s %8d" % (op, size) + "".join("%10s" % c for c in row))
+    print("\nLatency, microseconds, typical / 99th percentile")
+    print("%-6s %8s" % ("op", "size") + "".join("%16s" % s for s in rdma))
+    for op in ["send", "write"]:
+        for size in [64, 4096]:
+            cells = []
+            for s in rdma:
+                v = m.get((s, "lat", op, size), {})
+                cells.append("%s / %s" % (fmt(v.get("typ")), fmt(v.get("p99"))))
+            print("%-6s %8d" % (op, size) + "".join("%16s" % c for c in cells))
+    print("\n64 B SEND message rate, Mpps: " + ", ".join(
+        "%s %s" % (s, fmt(m.get((s, "bw", "send", 64), {}).get("mpps"), "%.4f")) for s in rdma))
+    print("CPU seconds per GB, 64 KiB WRITE (both hosts): " + ", ".join(
+        "%s %s" % (s, fmt(m.get((s, "bw", "stream" if s == "tcp" else "write", 65536), {}).get("cpu"), "%.2f"))
+        for s in systems))
+
+    tcp64 = m.get(("tcp", "bw", "stream", 65536), {})
+    siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
+    siw_rate = m.get(("siw", "bw", "send", 64), {}).get("mpps")
+    print("\nTargets (ratios in this run)")
+    for s in ["sroce", "siwarp"]:
+        if s not in systems:
+            continue
+        w64 = m.get((s, "bw", "write", 65536), {})
+        lat = m.get((s, "lat", "send", 64), {}).get("typ")
+        rate = m.get((s, "bw", "send", 64), {}).get("mpps")
+        checks = [
+            ("64 KiB WRITE / TCP >= 0.8", ratio(w64.get("mbs"), tcp64.get("mbs")), lambda r: r >= 0.8),
+            ("64 B SEND latency / siw <= 0.5", ratio(lat, siw_lat), lambda r: r <= 0.5),
+            ("64 B SEND rate / siw >= 3", ratio(rate, siw_rate), lambda r: r >= 3),
+            ("CPU per GB / TCP <= 1", ratio(w64.get("cpu"), tcp64.get("cpu")), lambda r: r <= 1),
+        ]
+        for name, r, ok in checks:
+            verdict = "n/a" if r is None else ("met" if ok(r) else "not met")
+            print("  %-7s %-32s %8s  %s" % (s, name, fmt(r, "%.2f"), verdict))
+
+    for op in ["write", "read", "send"]:
+        plot(out, m, systems, sizes, op)
+    print("\nCSV: %s/points.csv, %s/summary.csv; plots: %s/bandwidth-*.png" % (out, out, out))
+
+
+def plot(out, m, systems, sizes, op):
+    lines = []
+    for s in systems:
+        path = os.path.join(out, "plot-%s-%s.dat" % (op, s))
+        with open(path, "w") as f:
+            for size in sizes:
+                v = m.get((s, "bw", "stream" if s == "tcp" else op, size), {}).get("mbs")
+                if v is not None:
+                    f.write("%d %f\n" % (size, v))
+        lines.append("'%s' using 1:2 with linespoints title '%s'" % (path, s))
+    script = "\n".join([
+        "set terminal png size 900,600",
+        "set output '%s'" % os.path.join(out, "bandwidth-%s.png" % op),
+        "set title 'RDMA %s bandwidth, two VMs on one wire (TCG)'" % op.upper(),
+        "set logscale x 2",
+        "set xlabel 'message size (bytes)'",
+        "set ylabel 'MB/s'",
+        "set key top left",
+        "set grid",
+        "plot " + ", ".join(lines),
+    ])
+    subprocess.run(["gnuplot"], input=script.encode(), check=False)
+
+
+if __name__ == "__main__":
+    main()
