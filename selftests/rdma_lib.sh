@@ -92,6 +92,12 @@ gid_index() {
 # pair SERVER_CMD... -- CLIENT_CMD...: run a stock tool's server in the
 # background and its client against it, both under the step's timeout;
 # ok when both exit 0. The client retries while the server starts up.
+# an rdma_cm listener, or the TCP port the verbs tools exchange QPs on
+server_listening() {
+	timeout 5 rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' ||
+		ss -ltn 2> /dev/null | grep -q ':18515 '
+}
+
 pair() {
 	local srv=() cli=() spid rc=1 i
 	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
@@ -99,8 +105,9 @@ pair() {
 	cli=("$@")
 	"${srv[@]}" &
 	spid=$!
-	# give the server time to listen: an early rdma_cm client is rejected
-	sleep 2
+	# an early client is refused, and some tools (perftest) then crash or
+	# leave a half-made connection behind: dial once the server listens
+	wait_for 30 server_listening
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		sleep 1
 		"${cli[@]}" && { rc=0; break; }
