@@ -33,29 +33,16 @@ tap_cleanup() {
 
 role() { [ "$1" = "$me" ] && echo server || echo client; }
 
-# An siw client that dials before the server listens is refused and then
-# hangs in rdma_connect for a minute: siw dials only once the port answers.
-# (srdma is refused at once and retried; a probe would instead occupy an
-# siw listener until its MPA timeout.)
-port_open() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$2" 2> /dev/null; }
-after_listen() { # ADDR PORT CMD...
-	local a=$1 p=$2
-	shift 2
-	[ "$kind" != siw ] || wait_for 60 port_open "$a" "$p" || return 1
-	"$@"
-}
-
 rping_v() { # SERVER_HOST ADDR_OF_SERVER
 	peer_pair "$(role "$1")" \
 		timeout 90 rping -s -a "$2" -V -C 20 -S 4000 -- \
-		after_listen "$2" 7174 timeout 90 rping -c -a "$2" -V -C 20 -S 4000
+		timeout 90 rping -c -a "$2" -V -C 20 -S 4000
 }
 perf() { # SERVER_HOST TOOL ARGS...
 	local host=$1 tool=$2
 	shift 2
 	peer_pair "$(role "$host")" \
 		timeout 120 "$tool" -d dev0 -R -F "$@" -- \
-		after_listen "192.0.2.$((10 + host))" 18515 \
 		timeout 120 "$tool" -d dev0 -R -F "$@" "192.0.2.$((10 + host))"
 }
 counter() { cat "/sys/class/infiniband/dev0/ports/1/hw_counters/$1"; }
@@ -70,7 +57,7 @@ crc_used() { # 0|1 CONNECTIONS_BEFORE CRC_CONNECTIONS_BEFORE
 }
 barrier() { # NAME: both hosts reach this step before either goes on
 	peer_pair "$(role 1)" timeout 60 rping -s -a 192.0.2.11 -C 1 -- \
-		after_listen 192.0.2.11 7174 timeout 60 rping -c -a 192.0.2.11 -C 1
+		timeout 60 rping -c -a 192.0.2.11 -C 1
 }
 
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat)

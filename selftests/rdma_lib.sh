@@ -118,19 +118,37 @@ pair() {
 	return "$rc"
 }
 
-# peer_pair ROLE PORT SERVER_CMD... -- CLIENT_CMD... (two hosts): on the
-# server host run the server, on the client host retry the client until
-# the peer's server answers. ROLE is "server" or "client".
+# peer_pair ROLE SERVER_CMD... -- CLIENT_CMD... (two hosts): on the server
+# host run the server, on the client host run the client once the server
+# listens, retrying until it answers. ROLE is "server" or "client". The
+# server host says "listening" through a one-shot TCP port (READY_PORT),
+# since the client cannot see the peer's rdma_cm listener.
+READY_PORT=19999
 peer_pair() {
-	local role=$1 srv=() cli=() i
+	local role=$1 srv=() cli=() i spid rpid rc peer
 	shift
 	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
 	if [ "$role" = server ]; then
-		"${srv[@]}"
-		return
+		"${srv[@]}" &
+		spid=$!
+		wait_for 30 server_listening
+		timeout 300 /usr/bin/python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(1)
+s.accept()' "$READY_PORT" 2> /dev/null &
+		rpid=$!
+		wait "$spid"
+		rc=$?
+		kill "$rpid" 2> /dev/null
+		wait "$rpid" 2> /dev/null
+		return "$rc"
 	fi
+	peer=192.0.2.$((10 + 3 - ${VM_HOST:-1}))
+	wait_for 60 peer_ready "$peer"
 	for i in $(seq 1 30); do
 		"${cli[@]}" && return 0
 		echo "peer_pair: client attempt $i failed, retrying"
@@ -138,3 +156,4 @@ peer_pair() {
 	done
 	return 1
 }
+peer_ready() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$READY_PORT" 2> /dev/null; }
