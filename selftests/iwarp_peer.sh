@@ -42,7 +42,7 @@ perf() { # SERVER_HOST TOOL ARGS...
 	local host=$1 tool=$2
 	shift 2
 	peer_pair "$(role "$host")" \
-		timeout 120 "$tool" -d dev0 -R -F "$@" -- \
+		timeout 80 "$tool" -d dev0 -R -F "$@" -- \
 		timeout 120 "$tool" -d dev0 -R -F "$@" "192.0.2.$((10 + host))"
 }
 counter() { cat "/sys/class/infiniband/dev0/ports/1/hw_counters/$1"; }
@@ -63,6 +63,8 @@ barrier() { # NAME: both hosts reach this step before either goes on
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat)
 [ "$PEER_KIND" = siwarp ] && tools+=(ib_atomic_bw)
 tap_plan $((1 + 2 * 2 * (1 + ${#tools[@]} + 1) + 2 + 1))
+# a step may serve up to three times (peer_pair)
+STEP_TIMEOUT=300
 t "host$me: $kind device dev0 on $NETDEV" mkdev "$kind" dev0 "$NETDEV" || tap_bail "no device"
 for crc in 0 1; do
 	[ "$me" = 1 ] && set_crc "$crc"

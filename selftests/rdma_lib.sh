@@ -131,25 +131,31 @@ peer_pair() {
 	shift
 	cli=("$@")
 	if [ "$role" = server ]; then
-		"${srv[@]}" &
-		spid=$!
-		wait_for 30 server_listening
-		timeout 300 /usr/bin/python3 -c 'import socket, sys
+		# a tool whose client gave up half-way (perftest can crash after
+		# a refused connect) waits for its timeout: then serve again
+		for i in 1 2 3; do
+			"${srv[@]}" &
+			spid=$!
+			wait_for 30 server_listening
+			timeout 300 /usr/bin/python3 -c 'import socket, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("", int(sys.argv[1])))
 s.listen(1)
 s.accept()' "$READY_PORT" 2> /dev/null &
-		rpid=$!
-		wait "$spid"
-		rc=$?
-		kill "$rpid" 2> /dev/null
-		wait "$rpid" 2> /dev/null
+			rpid=$!
+			wait "$spid"
+			rc=$?
+			kill "$rpid" 2> /dev/null
+			wait "$rpid" 2> /dev/null
+			[ "$rc" = 0 ] && return 0
+			echo "peer_pair: server attempt $i failed ($rc), serving again"
+		done
 		return "$rc"
 	fi
 	peer=192.0.2.$((10 + 3 - ${VM_HOST:-1}))
-	wait_for 60 peer_ready "$peer"
 	for i in $(seq 1 30); do
+		wait_for 60 peer_ready "$peer"
 		"${cli[@]}" && return 0
 		echo "peer_pair: client attempt $i failed, retrying"
 		sleep 2

@@ -51,12 +51,14 @@ perf() { # SERVER_HOST TOOL -R|GID ARGS...
 	[ "$3" = -R ] && conn=(-R)
 	shift 3
 	peer_pair "$(role "$host")" \
-		timeout 120 "$tool" -d dev0 "${conn[@]}" -F "$@" -- \
+		timeout 80 "$tool" -d dev0 "${conn[@]}" -F "$@" -- \
 		timeout 120 "$tool" -d dev0 "${conn[@]}" -F "$@" "192.0.2.$((10 + host))"
 }
 
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)
 tap_plan $((2 + 2 * (4 + 2 + 2 * ${#tools[@]})))
+# a step may serve up to three times (peer_pair)
+STEP_TIMEOUT=300
 t "host$me: $kind device dev0 on $NETDEV" mkdev "$kind" dev0 "$NETDEV" || tap_bail "no device"
 t "host$me: RoCE v2 GIDs" gids || tap_bail "no GIDs"
 gids
