@@ -11,6 +11,7 @@
 # BENCH_SECS (seconds per bandwidth point).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
+REPO=$VM_REPO
 # shellcheck source=selftests/rdma_lib.sh
 . "$VM_REPO/selftests/rdma_lib.sh"
 

@@ -56,6 +56,7 @@ while kill -0 "$vmpid" 2> /dev/null; do
 done
 wait "$vmpid" || echo "==> bench: a VM reported failure (see $out/vm.log); reporting what was measured"
 
+[ -r "$vm/host1/points.csv" ] || die "no measurements (see $out/vm.log)"
 cp "$vm/host1/points.csv" "$out/points.csv"
 cat "$vm/host1/cpu.csv" "$vm/host2/cpu.csv" > "$out/cpu.csv"
 /usr/bin/python3 "$here/bench_report.py" "$out" "$secs"
