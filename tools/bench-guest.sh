@@ -11,7 +11,7 @@
 # BENCH_SECS (seconds per bandwidth point).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
-REPO=$VM_REPO
+export REPO=$VM_REPO
 # shellcheck source=selftests/rdma_lib.sh
 . "$VM_REPO/selftests/rdma_lib.sh"
 
@@ -67,6 +67,7 @@ run_point() {
 	else
 		for i in $(seq 1 30); do
 			timeout $((secs * 6 + 40)) "${cli[@]}" > "$VM_OUT/last.out" 2>&1 && { rc=0; break; }
+			cat "$VM_OUT/last.out" >> "$VM_OUT/failed.out"
 			sleep 1
 		done
 		cat "$VM_OUT/last.out"
@@ -82,8 +83,10 @@ bw_point() { # SYSTEM OP SIZE REP
 	id=$sys/bw/$op/$size/$rep
 	log "$id"
 	if [ "$sys" = tcp ]; then
+		# iperf3 -J exits 0 even when refused: the JSON says "error"
 		r=$(run_point "$id" iperf3 -s -1 -p "$port" -- \
-			iperf3 -c "$peer" -p "$port" -t "$secs" -l "$size" -J)
+			bash -c 'o=$(iperf3 "$@"); echo "$o"; ! grep -q "\"error\"" <<< "$o"' _ \
+			-c "$peer" -p "$port" -t "$secs" -l "$size" -J)
 		mbs=$(echo "$r" | /usr/bin/python3 -c 'import json,sys
 try: print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8e6))
 except Exception: print("")')

@@ -82,14 +82,14 @@ def main():
                 row.append(fmt(m.get(k, {}).get("mbs")))
             print("%-6s %8d" % (op, size) + "".join("%10s" % c for c in row))
     print("\nLatency, microseconds, typical / 99th percentile")
-    print("%-6s %8s" % ("op", "size") + "".join("%16s" % s for s in rdma))
+    print("%-6s %8s" % ("op", "size") + "".join("%22s" % s for s in rdma))
     for op in ["send", "write"]:
         for size in [64, 4096]:
             cells = []
             for s in rdma:
                 v = m.get((s, "lat", op, size), {})
                 cells.append("%s / %s" % (fmt(v.get("typ")), fmt(v.get("p99"))))
-            print("%-6s %8d" % (op, size) + "".join("%16s" % c for c in cells))
+            print("%-6s %8d" % (op, size) + "".join("%22s" % c for c in cells))
     print("\n64 B SEND message rate, Mpps: " + ", ".join(
         "%s %s" % (s, fmt(m.get((s, "bw", "send", 64), {}).get("mpps"), "%.4f")) for s in rdma))
     print("CPU seconds per GB, 64 KiB WRITE (both hosts): " + ", ".join(
