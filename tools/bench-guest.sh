@@ -55,7 +55,7 @@ conn_args() { # SYSTEM: how perftest connects
 # retries the client until the server answers; prints the client's output
 # on host1. Both record their CPU time for the point.
 run_point() {
-	local id=$1 srv=() cli=() c0 c1 i rc=1
+	local id=$1 srv=() cli=() c0 c1 rc=1
 	shift
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -65,7 +65,7 @@ run_point() {
 		timeout $((secs * 6 + 60)) "${srv[@]}" > /dev/null 2>&1
 		rc=$?
 	else
-		for i in $(seq 1 30); do
+		for _ in $(seq 1 30); do
 			timeout $((secs * 6 + 40)) "${cli[@]}" > "$VM_OUT/last.out" 2>&1 && { rc=0; break; }
 			cat "$VM_OUT/last.out" >> "$VM_OUT/failed.out"
 			sleep 1
@@ -84,6 +84,7 @@ bw_point() { # SYSTEM OP SIZE REP
 	log "$id"
 	if [ "$sys" = tcp ]; then
 		# iperf3 -J exits 0 even when refused: the JSON says "error"
+		# shellcheck disable=SC2016
 		r=$(run_point "$id" iperf3 -s -1 -p "$port" -- \
 			bash -c 'o=$(iperf3 "$@"); echo "$o"; ! grep -q "\"error\"" <<< "$o"' _ \
 			-c "$peer" -p "$port" -t "$secs" -l "$size" -J)
