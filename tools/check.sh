@@ -22,6 +22,17 @@ mkdir -p "$work"
 results=$work/results.txt
 : > "$results"
 record() { printf '%s\t%s\n' "$1" "$2" >> "$results"; }
+# Each failing step's diagnostics, repeated just above the totals: CI logs
+# keep only their tail, and a failure without its reason cannot be chased.
+diags=$work/failures.txt
+: > "$diags"
+failure_diags() { # LABEL TAPFILE
+	[ -r "$2" ] || return 0
+	awk -v label="$1" '
+		/^not ok/ { n = 0; show = 1; print "FAIL  " label ": " substr($0, 8); next }
+		/^(ok|not ok|1\.\.)/ { show = 0 }
+		show && /^#/ && n++ < 12 { print "      " $0 }' "$2"
+}
 
 summary() {
 	local pass fail skip
@@ -33,6 +44,10 @@ summary() {
 	skip=$(grep -c '^SKIP' "$results" || true)
 	if [ "$pass" = 0 ] && [ "$fail" = 0 ]; then
 		fail=1 # nothing ran: that is not a pass
+	fi
+	if [ -s "$diags" ]; then
+		echo "---- why they failed"
+		cat "$diags"
 	fi
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" = 0 ]
@@ -85,6 +100,7 @@ run_group() {
 			[ "$hosts" = 1 ] || label=$t@host$i
 			rc=$(cat "$out/tap/$t.rc" 2> /dev/null || true)
 			"$here/tap-collect.sh" "$label" "$out/tap/$t.tap" "$rc" >> "$results"
+			failure_diags "$label" "$out/tap/$t.tap" >> "$diags"
 			if ! "$here/vm/scan-dmesg.sh" "$out/dmesg/$t.txt" > "$work/$name-$t-dmesg.txt"; then
 				record FAIL "$label: kernel log clean while it ran: $(head -n 1 "$work/$name-$t-dmesg.txt" | cut -d: -f3-)"
 				dirty=1
