@@ -11,6 +11,7 @@
  *   rc_xfer -c ADDR [-p PORT] [-n ROUNDS] [-z BYTES]   client
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,28 @@ static int wait_comp(struct rdma_cm_id *id, int recv, const char *what)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The last message's receiver must keep its QP until the sender has seen
+ * the ACK: that ACK may be lost and the SEND retried. So the server
+ * disconnects once its final SEND completed, and the client waits for that
+ * (a synchronous rdma_cm id still has its own event channel).
+ */
+static void await_disconnect(struct rdma_cm_id *id, int timeout_ms)
+{
+	struct pollfd p = { .fd = id->channel->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int done = 0;
+
+	while (!done && poll(&p, 1, timeout_ms) > 0) {
+		if (rdma_get_cm_event(id->channel, &ev))
+			return;
+		done = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+		rdma_ack_cm_event(ev);
+	}
+	if (!done)
+		fprintf(stderr, "client: no disconnect from the server\n");
 }
 
 static struct rdma_cm_id *setup(const char *addr, const char *port, int server)
@@ -205,6 +228,7 @@ static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 			return 1;
 	}
 	printf("client: %u rounds of %zu bytes written and sent\n", rounds, size);
+	await_disconnect(id, 60000);
 	rdma_disconnect(id);
 	return 0;
 }

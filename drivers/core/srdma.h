@@ -100,6 +100,8 @@ enum srdma_counter {
 	SRDMA_CNT_SEQ_NAK_SENT,
 	SRDMA_CNT_RNR_NAK_SENT,
 	SRDMA_CNT_RETRY_EXCEEDED,
+	SRDMA_CNT_RX_REORDER_HELD,	/* RC packets held past a PSN gap */
+	SRDMA_CNT_RETRANSMIT_PROBES,	/* single-packet resends after a NAK */
 	SRDMA_CNT_IW_CONNECTIONS,	/* MPA done, FPDUs flow */
 	SRDMA_CNT_IW_CRC_CONNECTIONS,	/* ...of them with MPA CRC */
 	SRDMA_CNT_IW_TERMINATE_SENT,
@@ -134,6 +136,11 @@ struct srdma_dev {
 	u32 next_key_index;
 	atomic_t key_gen;		/* low byte of each new key */
 	atomic_t srq_seq;
+
+	/* RoCE multicast groups (roce/mcast.c), read under RCU */
+	struct list_head mcast_groups;
+	struct mutex mcast_lock;	/* changes to the groups */
+	u32 nmcast;
 
 	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr, num_mw, num_ah;
 	atomic64_t counters[SRDMA_CNT_MAX];

@@ -87,7 +87,7 @@ static void roce_seq_nak(struct roce_qp *rqp, u32 psn)
 			     rqp->qp->ibqp.qp_num, psn, rqp->una_psn,
 			     rqp->next_psn);
 	rqp->una_psn = psn;
-	roce_req_rewind(rqp);
+	roce_req_recover(rqp, psn);
 }
 
 static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
@@ -229,6 +229,7 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 		rqp->retry_left = qp->attr.retry_cnt;
 		rqp->rnr_left = qp->attr.rnr_retry;
 	}
+	roce_req_recover_ack(rqp);
 	roce_req_rearm(rqp);
 	roce_req_run(rqp);
 out:

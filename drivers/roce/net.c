@@ -91,6 +91,9 @@ static struct dst_entry *roce_route4(struct srdma_qp *qp,
 	struct rtable *rt;
 	__be32 saddr;
 
+	/* a group is reached through our own netdev, not a default route */
+	if (ipv4_is_multicast(fl.daddr))
+		fl.flowi4_oif = qp_dev(qp)->ndev->ifindex;
 	if (cache) {
 		rt = dst_cache_get_ip4(cache, &saddr);
 		if (rt)
@@ -121,8 +124,9 @@ static struct dst_entry *roce_route6(struct srdma_qp *qp,
 		if (dst)
 			return dst;
 	}
-	/* link-local peers need the interface */
-	if (ipv6_addr_type(&fl.daddr) & IPV6_ADDR_LINKLOCAL)
+	/* link-local peers and groups need the interface */
+	if (ipv6_addr_type(&fl.daddr) &
+	    (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_MULTICAST))
 		fl.flowi6_oif = qp_dev(qp)->ndev->ifindex;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl, NULL);
 	if (IS_ERR(dst))

@@ -27,12 +27,22 @@ static bool roce_service_ok(struct srdma_qp *qp, u8 service)
 	}
 }
 
-static int roce_parse(struct roce_pkt *pkt)
+/*
+ * Fill @pkt from its skb, which starts at the BTH. Also used again on a
+ * packet the reorder queue held (its headers are still in place).
+ */
+int roce_parse(struct roce_pkt *pkt)
 {
 	struct sk_buff *skb = pkt->skb;
 	const struct roce_opinfo *info;
 	u32 hdr_len, pad;
 	u8 service;
+
+	pkt->ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	if (pkt->ipv6)
+		pkt->ip6 = ipv6_hdr(skb);
+	else
+		pkt->ip4 = ip_hdr(skb);
 
 	if (skb->len < sizeof(struct roce_bth) + ROCE_ICRC_BYTES)
 		return -EINVAL;
@@ -89,11 +99,6 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	if (!dev)
 		goto drop;
 	pkt.dev = dev;
-	pkt.ipv6 = skb->protocol == htons(ETH_P_IPV6);
-	if (pkt.ipv6)
-		pkt.ip6 = ipv6_hdr(skb);
-	else
-		pkt.ip4 = ip_hdr(skb);
 	__skb_pull(skb, sizeof(struct udphdr));
 
 	if (roce_parse(&pkt)) {
@@ -114,6 +119,13 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	}
 
 	qpn = be32_to_cpu(pkt.bth->qpn) & ROCE_QPN_MASK;
+	if (qpn == ROCE_MCAST_QPN) {
+		if ((pkt.opcode & ROCE_OP_SERVICE_MASK) != ROCE_OP_UD)
+			goto drop_count;
+		roce_mcast_rcv(&pkt);
+		consume_skb(skb);
+		return 0;
+	}
 	pkt.qp = srdma_qp_get(dev, qpn);
 	if (!pkt.qp) {
 		srdma_count(dev, SRDMA_CNT_RX_BAD_QP);
@@ -131,7 +143,7 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	else
 		roce_resp_rcv(&pkt);
 	srdma_qp_put(pkt.qp);
-	consume_skb(skb);
+	consume_skb(pkt.skb);	/* NULL when the reorder queue kept it */
 	return 0;
 
 drop_count:

@@ -90,12 +90,15 @@ void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 	bth->apsn = htonl((psn & ROCE_PSN_MASK) | (ackreq ? ROCE_BTH_ACKREQ : 0));
 }
 
-/* Build and send the next packet of @w; 0, -ENOMEM or a WC error. */
-static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
+/*
+ * Build and send @w's packet @psn (its next one, or an earlier one sent
+ * again); 0, -ENOMEM or a WC error. @ackreq forces an ACK request.
+ */
+static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
+			 bool ackreq)
 {
 	struct srdma_qp *qp = rqp->qp;
 	u32 mtu = roce_mtu(qp);
-	u32 psn = rqp->next_psn;
 	u32 idx = psn_diff(psn, w->first_psn);
 	bool ud = roce_service(qp) == ROCE_OP_UD;
 	bool rd = roce_is_rd(w->wr.opcode);
@@ -106,11 +109,11 @@ static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
 	const struct srdma_av *av = ud ? &w->av : &qp->attr.av;
 	u32 hdr_len = roce_ops[op].hdr_len +
 		      (ud ? sizeof(struct roce_deth) : 0);
-	bool ackreq = roce_service(qp) == ROCE_OP_RC &&
-		      (last || !(idx % ROCE_ACKREQ_EVERY));
 	struct sk_buff *skb;
 	void *h;
 
+	ackreq = roce_service(qp) == ROCE_OP_RC &&
+		 (ackreq || last || !(idx % ROCE_ACKREQ_EVERY));
 	skb = roce_alloc_skb(qp, av, hdr_len, paylen);
 	if (!skb)
 		return -ENOMEM;
@@ -178,9 +181,26 @@ static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
 		}
 	}
 
-	rqp->next_psn = rd ? psn_add(w->last_psn, 1) : psn_add(psn, 1);
-	w->sent = rd ? w->length : off + paylen;
 	roce_xmit(qp, av, skb);	/* a lost packet is retransmitted */
+	return 0;
+}
+
+/* Send the next packet of @w and move on. */
+static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
+{
+	u32 psn = rqp->next_psn;
+	int err = roce_send_psn(rqp, w, psn, false);
+
+	if (err)
+		return err;
+	if (roce_is_rd(w->wr.opcode)) {
+		rqp->next_psn = psn_add(w->last_psn, 1);
+		w->sent = w->length;
+	} else {
+		rqp->next_psn = psn_add(psn, 1);
+		w->sent = min(w->length, (psn_diff(psn, w->first_psn) + 1) *
+					 roce_mtu(rqp->qp));
+	}
 	return 0;
 }
 
@@ -317,7 +337,73 @@ void roce_req_rewind(struct roce_qp *rqp)
 	}
 	rqp->req_cur = i;
 	rqp->next_psn = rqp->una_psn;
+	rqp->recovering = false;
 	srdma_count(qp_dev(qp), SRDMA_CNT_RETRANSMITS);
+}
+
+/* The SEND or WRITE WQE in flight that carries @psn, or NULL. */
+static struct srdma_swqe *roce_wqe_of_psn(struct roce_qp *rqp, u32 psn)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u32 i;
+
+	for (i = rqp->req_ack; i != rqp->req_cur + 1; i++) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, i);
+
+		if (i == smp_load_acquire(&qp->sq_fetch) || !w->started)
+			return NULL;
+		if (w->state == SRDMA_WQE_DONE)
+			continue;
+		if (psn_diff(psn, w->first_psn) < 0)
+			return NULL;
+		if (psn_diff(psn, w->last_psn) <= 0)
+			return roce_is_rd(w->wr.opcode) ? NULL : w;
+	}
+	return NULL;
+}
+
+/*
+ * The responder NAKed @psn (una_psn is already there). Resend that packet
+ * alone, asking for an ACK: a responder that held what followed (ours
+ * does, reorder.c) then acknowledges past all of it. Where that cannot
+ * work (READs and atomics are answered, not held) go back to @psn.
+ * Lock held.
+ */
+void roce_req_recover(struct roce_qp *rqp, u32 psn)
+{
+	struct srdma_swqe *w;
+
+	if (rqp->recovering && rqp->probe_psn == psn)
+		return;		/* the same hole again: already resent */
+	w = roce_wqe_of_psn(rqp, psn);
+	if (!w || roce_send_psn(rqp, w, psn, true)) {
+		roce_req_rewind(rqp);
+		return;
+	}
+	if (!rqp->recovering)
+		rqp->recover_psn = rqp->next_psn;
+	rqp->recovering = true;
+	rqp->probe_psn = psn;
+	srdma_count(qp_dev(rqp->qp), SRDMA_CNT_RETRANSMIT_PROBES);
+}
+
+/*
+ * An ACK arrived while recovering. Past everything that was in flight at
+ * the NAK: done. Past the resent packet but short of that: the next hole,
+ * resend it too. Exactly the resent packet and no further: the responder
+ * kept nothing after the gap (IBTA's rule, rdma_rxe's way), so go back.
+ * Lock held.
+ */
+void roce_req_recover_ack(struct roce_qp *rqp)
+{
+	if (!rqp->recovering || psn_diff(rqp->una_psn, rqp->probe_psn) <= 0)
+		return;
+	if (psn_diff(rqp->una_psn, rqp->recover_psn) >= 0)
+		rqp->recovering = false;
+	else if (rqp->una_psn == psn_add(rqp->probe_psn, 1))
+		roce_req_rewind(rqp);
+	else
+		roce_req_recover(rqp, rqp->una_psn);
 }
 
 /* Give up on the oldest WQE in flight with @status. */
@@ -421,4 +507,5 @@ void roce_req_reset(struct roce_qp *rqp)
 	rqp->rnr_left = qp->attr.rnr_retry;
 	rqp->rnr_wait = false;
 	rqp->rd_inflight = 0;
+	rqp->recovering = false;
 }

@@ -448,7 +448,8 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	enum roce_verdict v;
 
 	if (diff > 0) {
-		/* a gap: ask once for the missing PSN (go back to epsn) */
+		/* a gap: keep what came early, ask once for the missing PSN */
+		roce_reorder_hold(rqp, pkt);
 		if (!rqp->nak_sent) {
 			rqp->nak_sent = true;
 			srdma_count(pkt->dev, SRDMA_CNT_SEQ_NAK_SENT);
@@ -486,6 +487,40 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		/* class B/C errors end the responder's QP too */
 		rqp->fatal = true;
 		break;
+	}
+}
+
+/*
+ * Process held packets that the last one put in sequence, then answer
+ * once for all of them: a cumulative ACK, and a NAK if a gap remains
+ * behind packets already here (the one missing is then surely late).
+ */
+static void roce_resp_drain(struct roce_qp *rqp, struct roce_pkt *from)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct sk_buff *skb;
+	bool any = false;
+
+	while (!rqp->fatal && (skb = roce_reorder_next(rqp))) {
+		struct roce_pkt pkt = {
+			.skb = skb, .dev = from->dev, .qp = from->qp,
+		};
+
+		if (!roce_parse(&pkt)) {
+			pkt.ackreq = false;
+			roce_resp_rc(rqp, &pkt);
+			any = true;
+		}
+		consume_skb(pkt.skb);
+	}
+	if (!any || rqp->fatal)
+		return;
+	roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID,
+		      psn_add(rqp->epsn, ROCE_PSN_MASK));
+	if (!roce_reorder_empty(rqp) && !rqp->nak_sent) {
+		rqp->nak_sent = true;
+		srdma_count(from->dev, SRDMA_CNT_SEQ_NAK_SENT);
+		roce_send_nak(qp, ROCE_NAK_PSN_SEQ, rqp->epsn);
 	}
 }
 
@@ -573,6 +608,7 @@ void roce_resp_rcv(struct roce_pkt *pkt)
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 		roce_resp_rc(rqp, pkt);
+		roce_resp_drain(rqp, pkt);
 		break;
 	case IB_QPT_UC:
 		roce_resp_uc(rqp, pkt);
@@ -600,6 +636,7 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->in_msg = 0;
 	rqp->have_rwqe = false;
 	rqp->rerr = false;
+	roce_reorder_purge(rqp);
 	for (i = 0; i < rqp->nres; i++)
 		rqp->res[i].valid = false;
 	rqp->res_head = 0;

@@ -7,12 +7,14 @@
 
 static int srdma_roce_dev_init(struct srdma_dev *dev)
 {
+	roce_mcast_init(dev);
 	return srdma_net_attach(dev);
 }
 
 static void srdma_roce_dev_fini(struct srdma_dev *dev)
 {
 	srdma_net_detach(dev);
+	roce_mcast_fini(dev);
 }
 
 static int roce_qp_init(struct srdma_qp *qp)
@@ -24,6 +26,7 @@ static int roce_qp_init(struct srdma_qp *qp)
 		return -ENOMEM;
 	rqp->qp = qp;
 	spin_lock_init(&rqp->lock);
+	__skb_queue_head_init(&rqp->reorder);
 	roce_req_timers_init(rqp);
 	err = roce_qp_net_init(rqp);
 	if (err)
@@ -52,6 +55,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 
 	spin_lock_bh(&rqp->lock);
 	rqp->dead = true;
+	roce_reorder_purge(rqp);
 	spin_unlock_bh(&rqp->lock);
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
@@ -95,12 +99,15 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		rqp->rnr_wait = false;
 		rqp->req_cur = qp->sq_cons;
 		rqp->req_ack = qp->sq_cons;
+		roce_reorder_purge(rqp);
 		spin_unlock_bh(&rqp->lock);
 	}
 }
 
 static const struct ib_device_ops srdma_roce_ops = {
 	.owner = THIS_MODULE,
+	.attach_mcast = roce_attach_mcast,
+	.detach_mcast = roce_detach_mcast,
 };
 
 const struct srdma_transport srdma_roce_transport = {

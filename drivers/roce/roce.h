@@ -90,6 +90,9 @@ struct roce_qp {
 	u32 una_psn;			/* oldest unacknowledged PSN */
 	u32 rd_inflight;		/* READ/ATOMIC requests outstanding */
 	u32 reread_psn;			/* last READ response asked for again */
+	bool recovering;		/* resent one packet after a NAK */
+	u32 probe_psn;			/* ...this one */
+	u32 recover_psn;		/* next_psn when the NAK came */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
@@ -100,6 +103,7 @@ struct roce_qp {
 	u32 epsn;			/* next expected PSN */
 	u32 msn;
 	bool nak_sent;			/* PSN sequence NAK outstanding */
+	struct sk_buff_head reorder;	/* packets past a gap (reorder.c) */
 	u16 in_msg;			/* 0, ROCE_F_SEND or ROCE_F_WRITE */
 	bool have_rwqe;
 	struct rxe_recv_wqe rwqe;
@@ -165,12 +169,30 @@ void roce_req_run(struct roce_qp *rqp);
 void roce_req_timers_init(struct roce_qp *rqp);
 void roce_req_reset(struct roce_qp *rqp);
 void roce_req_rewind(struct roce_qp *rqp);
+void roce_req_recover(struct roce_qp *rqp, u32 psn);
+void roce_req_recover_ack(struct roce_qp *rqp);
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w);
 void roce_req_rearm(struct roce_qp *rqp);
 void roce_req_catch_up(struct roce_qp *rqp);
 void roce_req_rnr(struct roce_qp *rqp, u8 code);
 void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 		   u32 dqpn, u32 psn, bool ackreq);
+
+/* reorder.c APIs: */
+bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt);
+struct sk_buff *roce_reorder_next(struct roce_qp *rqp);
+bool roce_reorder_empty(struct roce_qp *rqp);
+void roce_reorder_purge(struct roce_qp *rqp);
+
+/* recv.c APIs: */
+int roce_parse(struct roce_pkt *pkt);
+
+/* mcast.c APIs: */
+int roce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int roce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void roce_mcast_rcv(struct roce_pkt *pkt);
+void roce_mcast_init(struct srdma_dev *dev);
+void roce_mcast_fini(struct srdma_dev *dev);
 
 /* comp.c APIs: */
 void roce_comp_rcv(struct roce_pkt *pkt);
