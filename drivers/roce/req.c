@@ -350,6 +350,7 @@ static struct srdma_swqe *roce_wqe_of_psn(struct roce_qp *rqp, u32 psn)
 	for (i = rqp->req_ack; i != rqp->req_cur + 1; i++) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, i);
 
+		/* pairs with srdma_sq_run(): a slot not fetched is stale */
 		if (i == smp_load_acquire(&qp->sq_fetch) || !w->started)
 			return NULL;
 		if (w->state == SRDMA_WQE_DONE)
