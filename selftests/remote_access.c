@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "verbs_util.h"
 
 #define BUF_LEN		4096
 #define PATTERN		0xab
@@ -33,19 +34,6 @@ FIXTURE(ra) {
 	struct ibv_mr *lmr;
 	struct ibv_mr *rmr;
 };
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 {

@@ -20,6 +20,7 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "verbs_util.h"
 
 #define MSG_LEN		256
 #define GRH_LEN		40
@@ -44,19 +45,6 @@ static const char *env(const char *name, const char *def)
 	const char *v = getenv(name);
 
 	return v && *v ? v : def;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static int ud_to_rts(struct ibv_qp *qp)
