@@ -376,6 +376,10 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
 
 	if (rqp->recovering && rqp->probe_psn == psn)
 		return;		/* the same hole again: already resent */
+	if (rqp->peer_drops) {
+		roce_req_rewind(rqp);
+		return;
+	}
 	w = roce_wqe_of_psn(rqp, psn);
 	if (!w || roce_send_psn(rqp, w, psn, true)) {
 		roce_req_rewind(rqp);
@@ -392,19 +396,28 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
  * An ACK arrived while recovering. Past everything that was in flight at
  * the NAK: done. Past the resent packet but short of that: the next hole,
  * resend it too. Exactly the resent packet and no further: the responder
- * kept nothing after the gap (IBTA's rule, rdma_rxe's way), so go back.
+ * kept nothing after the gap (IBTA's rule, rdma_rxe's way), or the next
+ * packet was lost as well; go back. A peer that does so three times in a
+ * row is taken to hold nothing, and gets plain go-back-N from then on
+ * (probing it would cost a round trip per loss and provoke stale NAKs).
  * Lock held.
  */
 void roce_req_recover_ack(struct roce_qp *rqp)
 {
 	if (!rqp->recovering || psn_diff(rqp->una_psn, rqp->probe_psn) <= 0)
 		return;
-	if (psn_diff(rqp->una_psn, rqp->recover_psn) >= 0)
+	if (psn_diff(rqp->una_psn, rqp->recover_psn) >= 0) {
 		rqp->recovering = false;
-	else if (rqp->una_psn == psn_add(rqp->probe_psn, 1))
+		if (rqp->una_psn != psn_add(rqp->probe_psn, 1))
+			rqp->exact_acks = 0;
+	} else if (rqp->una_psn == psn_add(rqp->probe_psn, 1)) {
+		if (++rqp->exact_acks >= 3)
+			rqp->peer_drops = true;
 		roce_req_rewind(rqp);
-	else
+	} else {
+		rqp->exact_acks = 0;
 		roce_req_recover(rqp, rqp->una_psn);
+	}
 }
 
 /* Give up on the oldest WQE in flight with @status. */
@@ -509,4 +522,6 @@ void roce_req_reset(struct roce_qp *rqp)
 	rqp->rnr_wait = false;
 	rqp->rd_inflight = 0;
 	rqp->recovering = false;
+	rqp->exact_acks = 0;
+	rqp->peer_drops = false;
 }

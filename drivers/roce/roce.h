@@ -93,6 +93,8 @@ struct roce_qp {
 	bool recovering;		/* resent one packet after a NAK */
 	u32 probe_psn;			/* ...this one */
 	u32 recover_psn;		/* next_psn when the NAK came */
+	u8 exact_acks;			/* probes answered for them alone */
+	bool peer_drops;		/* ...too often: the peer holds nothing */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
