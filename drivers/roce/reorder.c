@@ -45,6 +45,8 @@ bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt)
 			break;
 	}
 	((struct roce_reorder_cb *)pkt->skb->cb)->psn = pkt->psn;
+	/* kept past this softirq: let go of the input route now */
+	skb_dst_drop(pkt->skb);
 	if (pos == (struct sk_buff *)q)
 		__skb_queue_head(q, pkt->skb);
 	else
