@@ -130,6 +130,21 @@ static void iw_rx_tagged_fail(struct iw_qp *iqp, int err)
 	}
 }
 
+/*
+ * Map a key check error to the RDMAP protection Terminate that a Read
+ * Request or an atomic (untagged requests naming an STag) gets.
+ */
+static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
+{
+	u8 code = err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
+		  err == -EACCES ? TERM_RDMAP_ACCESS :
+		  err == -EPERM ? TERM_RDMAP_STAG_NOT_ASSOC :
+				  TERM_RDMAP_INVALID_STAG;
+
+	iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION, code,
+		   TERM_D_HDR, IB_WC_SUCCESS);
+}
+
 /* The DDP/RDMAP header length an FPDU announces in its first bytes. */
 static int iw_rx_hdr_len(struct iw_rx *rx)
 {
@@ -232,13 +247,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 					 r.src_to, r.size,
 					 IB_ACCESS_REMOTE_READ, &err);
 		if (!r.mem) {
-			u8 code = err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
-				  err == -EACCES ? TERM_RDMAP_ACCESS :
-				  err == -EPERM ? TERM_RDMAP_STAG_NOT_ASSOC :
-						  TERM_RDMAP_INVALID_STAG;
-
-			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-				   code, TERM_D_HDR, IB_WC_SUCCESS);
+			iw_rx_rdmap_key_fail(iqp, err);
 			return;
 		}
 	}
@@ -283,11 +292,7 @@ static void iw_rx_atomic_req(struct iw_qp *iqp)
 	mem = srdma_rkey_check(qp, be32_to_cpu(a->stag), va, 8,
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mem) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-			   err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
-			   err == -EACCES ? TERM_RDMAP_ACCESS :
-					    TERM_RDMAP_INVALID_STAG,
-			   TERM_D_HDR, IB_WC_SUCCESS);
+		iw_rx_rdmap_key_fail(iqp, err);
 		return;
 	}
 	err = srdma_atomic_op(mem, va, &args, &r.orig);
