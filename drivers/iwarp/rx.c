@@ -33,22 +33,28 @@ void iw_rx_release(struct iw_qp *iqp)
 }
 
 /* Closing: a receive taken for a SEND that never finished is flushed. */
+/* End the receive a message was being placed into, with @status. */
+static void iw_rx_end_recv(struct iw_qp *iqp, enum ib_wc_status status)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct ib_wc wc = {
+		.wr_id = rx->rwqe.wr_id,
+		.status = status,
+		.opcode = IB_WC_RECV,
+		.qp = &iqp->qp->ibqp,
+	};
+
+	if (!rx->recv_active)
+		return;
+	rx->recv_active = false;
+	srdma_cq_post(iqp->qp->rcq, &wc, false);
+}
+
 void iw_rx_flush(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
-	struct srdma_qp *qp = iqp->qp;
 
-	if (rx->recv_active) {
-		struct ib_wc wc = {
-			.wr_id = rx->rwqe.wr_id,
-			.status = IB_WC_WR_FLUSH_ERR,
-			.opcode = IB_WC_RECV,
-			.qp = &qp->ibqp,
-		};
-
-		rx->recv_active = false;
-		srdma_cq_post(qp->rcq, &wc, false);
-	}
+	iw_rx_end_recv(iqp, IB_WC_WR_FLUSH_ERR);
 	rx->rd_active = false;
 	rx->state = IW_RX_DEAD;
 	iw_rx_release(iqp);
@@ -93,17 +99,7 @@ static void iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 	pr_debug("qp %u: terminate layer %u type %u code %#x\n",
 		 qp->ibqp.qp_num, layer, etype, code);
 
-	if (rx->recv_active) {
-		struct ib_wc wc = {
-			.wr_id = rx->rwqe.wr_id,
-			.status = recv_status,
-			.opcode = IB_WC_RECV,
-			.qp = &qp->ibqp,
-		};
-
-		rx->recv_active = false;
-		srdma_cq_post(qp->rcq, &wc, false);
-	}
+	iw_rx_end_recv(iqp, recv_status);
 	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
 }
 
