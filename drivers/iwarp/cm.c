@@ -303,9 +303,12 @@ static void iw_close_work(struct work_struct *work)
 		srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
 		ep->abort = false;	/* let the Terminate reach the peer */
 	}
-	srdma_qp_error(qp);
-	/* rx and tx are quiet: give back what they held */
+	/*
+	 * rx and tx are quiet: give back what they held. The receive being
+	 * filled is older than any still posted, so its flush comes first.
+	 */
 	iw_rx_flush(iqp);
+	srdma_qp_error(qp);
 	spin_lock_bh(&iqp->lock);
 	iw_tx_release(iqp);
 	iqp->orq_head = iqp->orq_tail;
