@@ -15,10 +15,17 @@ tap_require_root
 tap_require_cmd rdma ibv_devinfo ip
 require_test_netdev
 mtu0=$(cat "/sys/class/net/$NETDEV/mtu")
+ip6s=$(ip -6 -o addr show dev "$NETDEV" scope global | awk '{ print $4 }')
 
+# An MTU under 1280 (or a link down) drops the netdev's IPv6 addresses:
+# give them back for the tests that follow in the same VM.
 tap_cleanup() {
+	local a
 	ip link set "$NETDEV" mtu "$mtu0"
 	ip link set "$NETDEV" up
+	for a in $ip6s; do
+		ip -6 addr replace "$a" dev "$NETDEV" nodad
+	done
 	ip link del vethA 2> /dev/null
 	srdma_cleanup sroce0 siw0x sroce1 siw1x
 }
