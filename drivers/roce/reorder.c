@@ -83,6 +83,14 @@ bool roce_reorder_empty(struct roce_qp *rqp)
 	return skb_queue_empty(&rqp->reorder);
 }
 
+/* Is the next packet in sequence already held? Lock held. */
+bool roce_reorder_ready(struct roce_qp *rqp)
+{
+	struct sk_buff *skb = skb_peek(&rqp->reorder);
+
+	return skb && roce_held_psn(skb) == rqp->epsn;
+}
+
 /* Forget everything held (reset, error, destroy). Lock held. */
 void roce_reorder_purge(struct roce_qp *rqp)
 {

@@ -468,7 +468,12 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	switch (v) {
 	case ROCE_OK:
 		rqp->epsn = psn_add(pkt->psn, 1);
-		if (pkt->ackreq)
+		/*
+		 * A packet that fills a gap before held ones is acknowledged
+		 * with them (roce_resp_drain): an ACK for it alone would tell
+		 * the requester that nothing was held.
+		 */
+		if (pkt->ackreq && !roce_reorder_ready(rqp))
 			roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, pkt->psn);
 		break;
 	case ROCE_DONE:

@@ -184,6 +184,7 @@ void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt);
 struct sk_buff *roce_reorder_next(struct roce_qp *rqp);
 bool roce_reorder_empty(struct roce_qp *rqp);
+bool roce_reorder_ready(struct roce_qp *rqp);
 void roce_reorder_purge(struct roce_qp *rqp);
 
 /* recv.c APIs: */
