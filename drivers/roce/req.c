@@ -394,13 +394,15 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
 
 /*
  * An ACK arrived while recovering. Past everything that was in flight at
- * the NAK: done. Past the resent packet but short of that: the next hole,
- * resend it too. Exactly the resent packet and no further: the responder
- * kept nothing after the gap (IBTA's rule, rdma_rxe's way), or the next
- * packet was lost as well; go back. A peer that does so three times in a
- * row is taken to hold nothing, and gets plain go-back-N from then on
- * (probing it would cost a round trip per loss and provoke stale NAKs).
- * Lock held.
+ * the NAK: done, the one resend was all it took. Past the resent packet
+ * but short of that: another hole. Without SACK each further probe would
+ * cost a round trip, so go back from it: one pass refills every hole left
+ * and the responder drops what it already holds. Exactly the resent
+ * packet and no further: the responder kept nothing after the gap (IBTA's
+ * rule, rdma_rxe's way), or the next packet was lost as well; go back. A
+ * peer that does so three times in a row is taken to hold nothing, and
+ * gets plain go-back-N from then on (probing it costs a round trip per
+ * loss). Lock held.
  */
 void roce_req_recover_ack(struct roce_qp *rqp)
 {
@@ -416,7 +418,7 @@ void roce_req_recover_ack(struct roce_qp *rqp)
 		roce_req_rewind(rqp);
 	} else {
 		rqp->exact_acks = 0;
-		roce_req_recover(rqp, rqp->una_psn);
+		roce_req_rewind(rqp);
 	}
 }
 
