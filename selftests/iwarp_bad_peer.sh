@@ -24,7 +24,7 @@ peer=$(dirname "$0")/iwarp_bad_peer.py
 
 tap_cleanup() { srdma_cleanup siwarp0; }
 
-counter() { cat "/sys/class/infiniband/siwarp0/ports/1/hw_counters/$1"; }
+counter() { hw_counter siwarp0 "$1"; }
 
 # bad_peer CASE PORT: the peer's verdict and the client's must both hold
 bad_peer() {

@@ -45,7 +45,7 @@ perf() { # SERVER_HOST TOOL ARGS...
 		timeout 80 "$tool" -d dev0 -R -F "$@" -- \
 		timeout 120 "$tool" -d dev0 -R -F "$@" "192.0.2.$((10 + host))"
 }
-counter() { cat "/sys/class/infiniband/dev0/ports/1/hw_counters/$1"; }
+counter() { hw_counter dev0 "$1"; }
 set_crc() { echo "$1" > /sys/module/srdma/parameters/iwarp_crc; }
 # host1 counts its connections; with CRC asked for, every one has CRC
 crc_used() { # 0|1 CONNECTIONS_BEFORE CRC_CONNECTIONS_BEFORE

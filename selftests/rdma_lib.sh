@@ -82,6 +82,9 @@ srdma_cleanup() {
 	unload_srdma
 }
 
+# hw_counter DEV NAME: one of DEV's port counters (rdma statistic).
+hw_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID for ADDR (IPv4 as
 # ::ffff:a.b.c.d or an IPv6 address), for tools that take -g/-x.
 gid_index() {

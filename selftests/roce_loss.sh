@@ -51,21 +51,20 @@ blackhole() {
 			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
 }
 role() { [ "$me" = 2 ] && echo server || echo client; }
-counter() { cat "/sys/class/infiniband/dev0/ports/1/hw_counters/$1"; }
 # Host1 sends the bulk: after a NAK it resent single packets; host2
 # receives it: it held packets that came after a gap instead of dropping.
 recovered_selectively() {
 	local c=retransmit_probes
 	[ "$me" = 2 ] && c=rx_reorder_held
-	echo "$c $(counter "$c")"
-	[ "$(counter "$c")" -gt 0 ]
+	echo "$c $(hw_counter dev0 "$c")"
+	[ "$(hw_counter dev0 "$c")" -gt 0 ]
 }
 xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
 ROUNDS=${ROCE_LOSS_ROUNDS:-128} # of 1 MiB WRITE + 1 MiB SEND
 writes_sends() {
 	local t0=$SECONDS
-	peer_pair "$(role)" timeout 900 "$xfer" -s "$s4" -n "$ROUNDS" -z 1048576 -- \
-		timeout 900 "$xfer" -c "$s4" -n "$ROUNDS" -z 1048576 || return 1
+	peer_pair "$(role)" timeout 600 "$xfer" -s "$s4" -n "$ROUNDS" -z 1048576 -- \
+		timeout 600 "$xfer" -c "$s4" -n "$ROUNDS" -z 1048576 || return 1
 	echo "moved $((2 * ROUNDS)) MiB in $((SECONDS - t0)) s"
 }
 reads_writes() {

@@ -70,10 +70,13 @@ free_port() {
 # delayed ACK on the host, ~40 ms (measured: every burst of two UDP
 # datagrams took 44 ms round trip, one took 1.2 ms). A Unix socket has
 # neither Nagle nor loss.
-port=$(free_port)
-wire_dir=$(mktemp -d /tmp/srdma-wire.XXXXXX)
-trap 'rm -rf "$wire_dir"' EXIT
-wire=$wire_dir/sock
+if [ "$hosts" -eq 2 ]; then
+	wire_dir=$(mktemp -d /tmp/srdma-wire.XXXXXX)
+	trap 'rm -rf "$wire_dir"' EXIT
+	wire=$wire_dir/sock
+elif [ "$hosts" -gt 2 ]; then
+	port=$(free_port)
+fi
 netdev_for() {
 	local i=$1
 	if [ "$hosts" -eq 1 ]; then
