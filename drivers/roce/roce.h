@@ -9,6 +9,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <net/dst_cache.h>
 
 #include "../core/srdma.h"
@@ -100,6 +101,7 @@ struct roce_qp {
 	bool rnr_wait;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct work_struct tx_work;	/* roce_req_defer() */
 
 	/* responder */
 	u32 epsn;			/* next expected PSN */
@@ -168,6 +170,7 @@ void roce_qp_net_fini(struct roce_qp *rqp);
 /* req.c APIs: */
 void roce_sq_kick(struct srdma_qp *qp);
 void roce_req_run(struct roce_qp *rqp);
+void roce_req_defer(struct roce_qp *rqp);
 void roce_req_timers_init(struct roce_qp *rqp);
 void roce_req_reset(struct roce_qp *rqp);
 void roce_req_rewind(struct roce_qp *rqp);
