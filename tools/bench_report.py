@@ -38,9 +38,11 @@ def load(out, secs):
     for p in points:
         key = (p["system"], p["kind"], p["op"], int(p["size"]))
         g = groups.setdefault(key, {"mbs": [], "mpps": [], "typ": [], "p99": [], "cpu": []})
-        mbs = num(p["mbytes_per_s"])
+        # perftest's duration mode now and then prints 0.00 for a run that
+        # moved data (its end timestamp is lost): a missing value, not 0
+        mbs = num(p["mbytes_per_s"]) or None
         g["mbs"].append(mbs)
-        g["mpps"].append(num(p["mpps"]))
+        g["mpps"].append(num(p["mpps"]) or None)
         g["typ"].append(num(p["lat_typical_us"]))
         g["p99"].append(num(p["lat_p99_us"]))
         if mbs and p["id"] in busy:
