@@ -59,10 +59,10 @@ static int __init srdma_init(void)
 	int err;
 
 	/*
-	 * High priority: the data path runs here (iWARP transmit, RoCE
-	 * sends an ACK allowed), and an application busy-polling its CQ on
-	 * the same CPU would otherwise get half of it. Measured: 64 KiB
-	 * WRITE bandwidth 18 -> 33 MB/s (siwarp), 19 -> 30 MB/s (sroce).
+	 * High priority: the data path runs here (iWARP transmit; RoCE
+	 * sending once an ACK opens the window), and an application that
+	 * busy-polls its CQ on the same CPU would otherwise take half of it.
+	 * Measured: 64 KiB WRITE 18 -> 33 MB/s (siwarp), 19 -> 30 (sroce).
 	 */
 	srdma_wq = alloc_workqueue("srdma", WQ_UNBOUND | WQ_HIGHPRI |
 				   WQ_MEM_RECLAIM, 0);
