@@ -309,15 +309,6 @@ void roce_req_run(struct roce_qp *rqp)
 		roce_arm_retrans(rqp);
 }
 
-static void roce_req_work(struct work_struct *work)
-{
-	struct roce_qp *rqp = container_of(work, struct roce_qp, tx_work);
-
-	spin_lock_bh(&rqp->lock);
-	roce_req_run(rqp);
-	spin_unlock_bh(&rqp->lock);
-}
-
 /*
  * An ACK opened the window: send what it allows from srdma_wq's
  * high-priority worker rather than from this softirq. A window's worth
@@ -328,10 +319,9 @@ static void roce_req_work(struct work_struct *work)
  */
 void roce_req_defer(struct roce_qp *rqp)
 {
+	/* the caller's roce_req_rearm() already set the retransmit timer */
 	if (!rqp->dead && rqp->req_cur != READ_ONCE(rqp->qp->sq_fetch))
 		queue_work(srdma_wq, &rqp->tx_work);
-	else
-		roce_arm_retrans(rqp);
 }
 
 void roce_sq_kick(struct srdma_qp *qp)
@@ -341,6 +331,11 @@ void roce_sq_kick(struct srdma_qp *qp)
 	spin_lock_bh(&rqp->lock);
 	roce_req_run(rqp);
 	spin_unlock_bh(&rqp->lock);
+}
+
+static void roce_req_work(struct work_struct *work)
+{
+	roce_sq_kick(container_of(work, struct roce_qp, tx_work)->qp);
 }
 
 /*
