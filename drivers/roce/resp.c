@@ -12,29 +12,6 @@
 
 #include "roce.h"
 
-static struct srdma_av *roce_resp_av(struct srdma_qp *qp)
-{
-	return &qp->attr.av;
-}
-
-/* ACK, RNR NAK or NAK (@syndrome) for @psn. Lock held. */
-int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
-{
-	struct roce_qp *rqp = to_rqp(qp);
-	struct roce_aeth *aeth;
-	struct sk_buff *skb;
-
-	skb = roce_alloc_skb(qp, roce_resp_av(qp), roce_ops[ROCE_ACK].hdr_len,
-			     0);
-	if (!skb)
-		return -ENOMEM;
-	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ACK, false, 0,
-		      qp->attr.dest_qpn, psn, false);
-	aeth = (void *)skb->data + sizeof(struct roce_bth);
-	aeth->smsn = htonl((u32)syndrome << 24 | (rqp->msn & 0xffffff));
-	return roce_xmit(qp, roce_resp_av(qp), skb);
-}
-
 static void roce_send_nak(struct srdma_qp *qp, u8 code, u32 psn)
 {
 	roce_send_ack(qp, ROCE_AETH_NAK | code, psn);
@@ -46,7 +23,7 @@ static int roce_send_atomic_ack(struct srdma_qp *qp, struct roce_rdres *res)
 	struct roce_atmack *ack;
 	struct sk_buff *skb;
 
-	skb = roce_alloc_skb(qp, roce_resp_av(qp),
+	skb = roce_alloc_skb(qp, &qp->attr.av,
 			     roce_ops[ROCE_ATOMIC_ACK].hdr_len, 0);
 	if (!skb)
 		return -ENOMEM;
@@ -57,7 +34,7 @@ static int roce_send_atomic_ack(struct srdma_qp *qp, struct roce_rdres *res)
 			   (to_rqp(qp)->msn & 0xffffff));
 	ack = (void *)(aeth + 1);
 	ack->orig = cpu_to_be64(res->orig);
-	return roce_xmit(qp, roce_resp_av(qp), skb);
+	return roce_xmit(qp, &qp->attr.av, skb);
 }
 
 /* Send READ response packets for @res from @psn on. Lock held. */
@@ -85,7 +62,7 @@ static int roce_send_read_resp(struct srdma_qp *qp, struct roce_rdres *res,
 		u32 hdr_len = roce_ops[op].hdr_len;
 		struct sk_buff *skb;
 
-		skb = roce_alloc_skb(qp, roce_resp_av(qp), hdr_len, paylen);
+		skb = roce_alloc_skb(qp, &qp->attr.av, hdr_len, paylen);
 		if (!skb) {
 			err = -ENOMEM;
 			break;
@@ -102,7 +79,7 @@ static int roce_send_read_resp(struct srdma_qp *qp, struct roce_rdres *res,
 		if (paylen)
 			srdma_mem_copy(mem, res->va + off, skb->data + hdr_len,
 				       paylen, SRDMA_FROM_MEM);
-		roce_xmit(qp, roce_resp_av(qp), skb);
+		roce_xmit(qp, &qp->attr.av, skb);
 		off += paylen;
 		idx++;
 		psn = psn_add(psn, 1);
@@ -474,7 +451,7 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		 * the requester that nothing was held.
 		 */
 		if (pkt->ackreq && !roce_reorder_ready(rqp))
-			roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, pkt->psn);
+			roce_ack_later(rqp, pkt->psn);
 		break;
 	case ROCE_DONE:
 		break;
@@ -638,6 +615,7 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->epsn = qp->attr.rq_psn;
 	rqp->msn = 0;
 	rqp->nak_sent = false;
+	rqp->ack_due = false;
 	rqp->in_msg = 0;
 	rqp->have_rwqe = false;
 	rqp->rerr = false;

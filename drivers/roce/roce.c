@@ -28,6 +28,7 @@ static int roce_qp_init(struct srdma_qp *qp)
 	spin_lock_init(&rqp->lock);
 	__skb_queue_head_init(&rqp->reorder);
 	roce_req_timers_init(rqp);
+	roce_ack_init(rqp);
 	err = roce_qp_net_init(rqp);
 	if (err)
 		goto err_free;
@@ -60,6 +61,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
 	cancel_work_sync(&rqp->tx_work);
+	roce_ack_fini(rqp);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);
 	kfree(rqp);

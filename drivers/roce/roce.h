@@ -7,6 +7,7 @@
 #ifndef SRDMA_ROCE_H
 #define SRDMA_ROCE_H
 
+#include <linux/interrupt.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -107,6 +108,9 @@ struct roce_qp {
 	u32 epsn;			/* next expected PSN */
 	u32 msn;
 	bool nak_sent;			/* PSN sequence NAK outstanding */
+	bool ack_due;			/* ACK for ack_psn not sent yet */
+	u32 ack_psn;
+	struct tasklet_struct ack_tasklet;	/* ack.c */
 	struct sk_buff_head reorder;	/* packets past a gap (reorder.c) */
 	u16 in_msg;			/* 0, ROCE_F_SEND or ROCE_F_WRITE */
 	bool have_rwqe;
@@ -183,6 +187,12 @@ void roce_req_rnr(struct roce_qp *rqp, u8 code);
 void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 		   u32 dqpn, u32 psn, bool ackreq);
 
+/* ack.c APIs: */
+int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn);
+void roce_ack_later(struct roce_qp *rqp, u32 psn);
+void roce_ack_init(struct roce_qp *rqp);
+void roce_ack_fini(struct roce_qp *rqp);
+
 /* reorder.c APIs: */
 bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt);
 struct sk_buff *roce_reorder_next(struct roce_qp *rqp);
@@ -206,6 +216,5 @@ void roce_comp_rcv(struct roce_pkt *pkt);
 /* resp.c APIs: */
 void roce_resp_rcv(struct roce_pkt *pkt);
 void roce_resp_reset(struct roce_qp *rqp);
-int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn);
 
 #endif /* SRDMA_ROCE_H */
