@@ -101,16 +101,53 @@ except Exception: print("")')
 	[ "$me" = 1 ] && echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},," >> "$out"
 }
 
+# TCG translates code the first time it runs, so a system's first transfer
+# is slow: move data for a while, unrecorded, before measuring.
+warm_up() { # SYSTEM
+	local sys=$1
+	port=$((port + 1))
+	log "$sys/warm-up"
+	if [ "$sys" = tcp ]; then
+		run_point "$sys/warm-up" iperf3 -s -1 -p "$port" -- \
+			iperf3 -c "$peer" -p "$port" -t "$secs" > /dev/null
+	else
+		# shellcheck disable=SC2046
+		run_point "$sys/warm-up" ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -p "$port" -- \
+			ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -p "$port" "$peer" > /dev/null
+	fi
+}
+
+# OP send_ev: SEND latency with both sides sleeping on completion events
+# (-e) instead of busy-polling the CQ.
 lat_point() { # SYSTEM OP SIZE REP
-	local sys=$1 op=$2 size=$3 rep=$4 id r typ p99
+	local sys=$1 op=$2 size=$3 rep=$4 id r typ p99 verb=$2 ev=
 	port=$((port + 1))
 	id=$sys/lat/$op/$size/$rep
+	[ "$op" = send_ev ] && { verb=send; ev=-e; }
 	log "$id"
 	# shellcheck disable=SC2046
-	r=$(run_point "$id" "ib_${op}_lat" -d dev0 $(conn_args "$sys") -F -n 300 -s "$size" -p "$port" -- \
-		"ib_${op}_lat" -d dev0 $(conn_args "$sys") -F -n 300 -s "$size" -p "$port" "$peer")
+	r=$(run_point "$id" "ib_${verb}_lat" -d dev0 $(conn_args "$sys") -F $ev -n 300 -s "$size" -p "$port" -- \
+		"ib_${verb}_lat" -d dev0 $(conn_args "$sys") -F $ev -n 300 -s "$size" -p "$port" "$peer")
 	read -r typ p99 < <(echo "$r" | awk '/#bytes/ { getline; print $5, $8; exit }')
 	[ "$me" = 1 ] && echo "$id,$sys,lat,$op,$size,$rep,,,${typ:-},${p99:-}" >> "$out"
+}
+
+# The wire's own round trip, as the kernel's sockets see it: sockperf
+# ping-pong over UDP and over TCP (half the round trip, like perftest).
+# sockperf exits 0 even when no server answered, so look for percentiles.
+sock_lat_point() { # PROTO SIZE REP
+	local proto=$1 size=$2 rep=$3 id r typ p99 flag=
+	port=$((port + 1))
+	id=tcp/lat/$proto/$size/$rep
+	[ "$proto" = tcp ] && flag=--tcp
+	log "$id"
+	# shellcheck disable=SC2016
+	r=$(run_point "$id" timeout $((secs + 10)) sockperf server $flag -i 0.0.0.0 -p "$port" -- \
+		bash -c 'o=$(sockperf "$@" 2>&1); echo "$o"; grep -q "percentile 50.000" <<< "$o"' _ \
+		ping-pong $flag -i "$peer" -p "$port" -m "$size" -t "$secs")
+	typ=$(echo "$r" | awk '/percentile 50.000/ { print $NF; exit }')
+	p99=$(echo "$r" | awk '/percentile 99.000/ { print $NF; exit }')
+	[ "$me" = 1 ] && echo "$id,tcp,lat,$proto,$size,$rep,,,${typ:-},${p99:-}" >> "$out"
 }
 
 [ "$me" = 1 ] && echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us" > "$out"
@@ -118,6 +155,7 @@ lat_point() { # SYSTEM OP SIZE REP
 for sys in $systems; do
 	log "system $sys"
 	setup "$sys" || { log "setup of $sys failed"; continue; }
+	warm_up "$sys"
 	for rep in $(seq 1 "$reps"); do
 		for size in $sizes; do
 			if [ "$sys" = tcp ]; then
@@ -128,8 +166,15 @@ for sys in $systems; do
 				bw_point "$sys" "$op" "$size" "$rep"
 			done
 		done
-		[ "$sys" = tcp ] && continue
-		for op in send write; do
+		if [ "$sys" = tcp ]; then
+			for proto in udp tcp; do
+				for size in 64 4096; do
+					sock_lat_point "$proto" "$size" "$rep"
+				done
+			done
+			continue
+		fi
+		for op in send write send_ev; do
 			for size in 64 4096; do
 				lat_point "$sys" "$op" "$size" "$rep"
 			done

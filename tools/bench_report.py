@@ -83,15 +83,25 @@ def main():
                 k = (s, "bw", "stream" if s == "tcp" else op, size)
                 row.append(fmt(m.get(k, {}).get("mbs")))
             print("%-6s %8d" % (op, size) + "".join("%10s" % c for c in row))
-    print("\nLatency, microseconds, typical / 99th percentile")
-    print("%-6s %8s" % ("op", "size") + "".join("%22s" % s for s in rdma))
-    for op in ["send", "write"]:
+    print("\nLatency, microseconds, typical / 99th percentile (send_ev: SEND, both sides"
+          " sleep on completion events instead of busy-polling)")
+    print("%-8s %6s" % ("op", "size") + "".join("%22s" % s for s in rdma))
+    for op in ["send", "write", "send_ev"]:
         for size in [64, 4096]:
             cells = []
             for s in rdma:
                 v = m.get((s, "lat", op, size), {})
                 cells.append("%s / %s" % (fmt(v.get("typ")), fmt(v.get("p99"))))
-            print("%-6s %8d" % (op, size) + "".join("%22s" % c for c in cells))
+            print("%-8s %6d" % (op, size) + "".join("%22s" % c for c in cells))
+    cells = []
+    for proto in ["udp", "tcp"]:
+        for size in [64, 4096]:
+            v = m.get(("tcp", "lat", proto, size), {})
+            if v:
+                cells.append("%s %s B %s / %s" % (proto.upper(), size, fmt(v.get("typ")), fmt(v.get("p99"))))
+    if cells:
+        print("The wire's own round trip (sockperf ping-pong, half of it, typical / 99th percentile):")
+        print("  " + "; ".join(cells))
     print("\n64 B SEND message rate, Mpps: " + ", ".join(
         "%s %s" % (s, fmt(m.get((s, "bw", "send", 64), {}).get("mpps"), "%.4f")) for s in rdma))
     print("CPU seconds per GB, 64 KiB WRITE (both hosts): " + ", ".join(
@@ -117,6 +127,10 @@ def main():
         for name, r, ok in checks:
             verdict = "n/a" if r is None else ("met" if ok(r) else "not met")
             print("  %-7s %-32s %8s  %s" % (s, name, fmt(r, "%.2f"), verdict))
+        udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
+        if udp_lat:
+            print("  %-7s %-32s %8s  (for reference: the wire's floor)" %
+                  (s, "64 B SEND latency / UDP", fmt(ratio(lat, udp_lat), "%.2f")))
 
     for op in ["write", "read", "send"]:
         plot(out, m, systems, sizes, op)
