@@ -4,14 +4,17 @@
 # (iperf3), srdma's sroce and siwarp, the distro's rdma_rxe and upstream siw
 # (built from the distro's kernel source): RDMA WRITE/READ/SEND bandwidth
 # over message sizes, SEND/WRITE latency (typical and 99th percentile) at
-# 64 B and 4 KiB, 64 B SEND message rate, CPU time per GB on both hosts.
-# Each point runs BENCH_REPS times (median reported) under a hard timeout.
+# 64 B and 4 KiB, busy-polling and (SEND) on completion events, 64 B SEND
+# message rate, CPU time per GB on both hosts, and the wire's own round
+# trip (sockperf UDP and TCP ping-pong). Each point runs BENCH_REPS times
+# (median reported) under a hard timeout.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #
 # Output in build/bench/: points.csv (every measurement), summary.csv
-# (medians), bandwidth.png (bandwidth vs size, one line per system) and the
-# table on the terminal with the ratios the performance targets name.
+# (medians), bandwidth-{write,read,send}.png (bandwidth vs size, one line
+# per system) and the table on the terminal with the ratios the
+# performance targets name.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
