@@ -66,7 +66,7 @@ run_point() {
 		rc=$?
 	else
 		# no longer than the server waits: past that nobody answers
-		# (a dead wire would otherwise cost half an hour per point)
+		# (a dead wire would otherwise cost eleven minutes per point)
 		local end=$((SECONDS + secs * 6 + 60))
 		while [ "$SECONDS" -lt "$end" ]; do
 			timeout $((secs * 6 + 40)) "${cli[@]}" > "$VM_OUT/last.out" 2>&1 && { rc=0; break; }
