@@ -111,6 +111,7 @@ def main():
     tcp64 = m.get(("tcp", "bw", "stream", 65536), {})
     siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
     siw_rate = m.get(("siw", "bw", "send", 64), {}).get("mpps")
+    udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
     print("\nTargets (ratios in this run)")
     for s in ["sroce", "siwarp"]:
         if s not in systems:
@@ -127,7 +128,6 @@ def main():
         for name, r, ok in checks:
             verdict = "n/a" if r is None else ("met" if ok(r) else "not met")
             print("  %-7s %-32s %8s  %s" % (s, name, fmt(r, "%.2f"), verdict))
-        udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
         if udp_lat:
             print("  %-7s %-32s %8s  (for reference: the wire's floor)" %
                   (s, "64 B SEND latency / UDP", fmt(ratio(lat, udp_lat), "%.2f")))

@@ -14,8 +14,8 @@ export INITRD=No
 # Build: the module against the distro kernel's headers (+ sparse for C=1).
 # VMs: qemu, the kernel image, a static busybox for the initramfs.
 # Tests: RDMA user space (verbs, rdmacm, perftest, pyverbs), iproute2 (ip, rdma),
-# bench: iperf3 and sockperf (the wire's own rate and round trip), gnuplot;
 # linux-source (upstream siw peer, checkpatch, kselftest headers).
+# Bench: iperf3 and sockperf (the wire's own rate and round trip), gnuplot.
 pkgs=(
 	gcc make libc6-dev sparse python3 perl
 	linux-image-amd64 linux-headers-amd64

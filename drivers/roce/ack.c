@@ -12,11 +12,6 @@
 
 #include "roce.h"
 
-static struct srdma_av *roce_ack_av(struct srdma_qp *qp)
-{
-	return &qp->attr.av;
-}
-
 /*
  * ACK, RNR NAK or NAK (@syndrome) for @psn, sent now. Each of them
  * acknowledges every PSN before @psn, so an ACK still pending for one of
@@ -30,15 +25,14 @@ int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
 
 	if (rqp->ack_due && psn_diff(psn, rqp->ack_psn) >= 0)
 		rqp->ack_due = false;
-	skb = roce_alloc_skb(qp, roce_ack_av(qp), roce_ops[ROCE_ACK].hdr_len,
-			     0);
+	skb = roce_alloc_skb(qp, &qp->attr.av, roce_ops[ROCE_ACK].hdr_len, 0);
 	if (!skb)
 		return -ENOMEM;
 	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ACK, false, 0,
 		      qp->attr.dest_qpn, psn, false);
 	aeth = (void *)skb->data + sizeof(struct roce_bth);
 	aeth->smsn = htonl((u32)syndrome << 24 | (rqp->msn & 0xffffff));
-	return roce_xmit(qp, roce_ack_av(qp), skb);
+	return roce_xmit(qp, &qp->attr.av, skb);
 }
 
 /* @psn asked for an ACK: send it at the end of this batch. Lock held. */
@@ -55,12 +49,9 @@ static void roce_ack_flush(struct tasklet_struct *t)
 {
 	struct roce_qp *rqp = from_tasklet(rqp, t, ack_tasklet);
 	struct srdma_qp *qp = rqp->qp;
-	enum ib_qp_state state = READ_ONCE(qp->state);
 
 	spin_lock(&rqp->lock);
-	if (rqp->ack_due && !rqp->dead &&
-	    (state == IB_QPS_RTR || state == IB_QPS_RTS ||
-	     state == IB_QPS_SQD))
+	if (rqp->ack_due && !rqp->dead && roce_resp_open(READ_ONCE(qp->state)))
 		roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, rqp->ack_psn);
 	rqp->ack_due = false;
 	spin_unlock(&rqp->lock);

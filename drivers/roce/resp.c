@@ -580,7 +580,7 @@ void roce_resp_rcv(struct roce_pkt *pkt)
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	bool fatal;
 
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+	if (!roce_resp_open(state))
 		return;
 	spin_lock_bh(&rqp->lock);
 	if (rqp->dead) {

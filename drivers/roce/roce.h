@@ -153,6 +153,13 @@ static inline bool roce_is_rd(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* States in which the responder takes requests and acknowledges them. */
+static inline bool roce_resp_open(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD;
+}
+
 static inline u32 roce_mtu(struct srdma_qp *qp)
 {
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
