@@ -8,7 +8,7 @@
 # with the next point's server.
 #
 # Environment (from bench.sh): BENCH_SYSTEMS, BENCH_SIZES, BENCH_REPS,
-# BENCH_SECS (seconds per bandwidth point).
+# BENCH_SECS (seconds per bandwidth point), BENCH_WARMUP (seconds).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
@@ -21,6 +21,7 @@ systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
 sizes=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576}
 reps=${BENCH_REPS:-3}
 secs=${BENCH_SECS:-3}
+warm=${BENCH_WARMUP:-30}
 out=$VM_OUT/points.csv
 cpu_out=$VM_OUT/cpu.csv
 port=20000
@@ -104,10 +105,12 @@ except Exception: print("")')
 	[ "$me" = 1 ] && echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},," >> "$out"
 }
 
-# TCG translates code the first time it runs, so a system's first transfer
-# is slow: move data for a while, unrecorded, before measuring.
+# A fresh guest is slow for its first half minute of traffic (TCG, for
+# one, translates code the first time it runs): back-to-back 8 s TCP runs
+# in a new boot read 36, 33, 42, 45, then 44-54 MB/s. Move data for $warm
+# seconds, unrecorded, before measuring a system.
 warm_up() { # SYSTEM
-	local sys=$1
+	local sys=$1 secs=$warm	# run_point's timeouts follow secs
 	port=$((port + 1))
 	log "$sys/warm-up"
 	if [ "$sys" = tcp ]; then

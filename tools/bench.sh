@@ -7,7 +7,8 @@
 # 64 B and 4 KiB, busy-polling and (SEND) on completion events, 64 B SEND
 # message rate, CPU time per GB on both hosts, and the wire's own round
 # trip (sockperf UDP and TCP ping-pong). Each point runs BENCH_REPS times
-# (median reported) under a hard timeout.
+# (median reported) under a hard timeout, after BENCH_WARMUP seconds (30)
+# of unrecorded traffic per system.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #
@@ -30,6 +31,7 @@ if [ "$quick" = 1 ]; then
 fi
 systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
 secs=${BENCH_SECS:-3}
+warm=${BENCH_WARMUP:-30}
 out=$SRDMA_REPO/build/bench
 mkdir -p "$out"
 
@@ -38,13 +40,14 @@ command -v gnuplot > /dev/null || die "gnuplot missing; run 'make deps'"
 case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 
 npoints=$(($(echo "$sizes" | wc -w) * 3 + 4))
-limit=$(((npoints * (secs * 6 + 40)) * reps * $(echo "$systems" | wc -w) + 300))
-echo "==> bench: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point (hard limit ${limit}s)"
+nsys=$(echo "$systems" | wc -w)
+limit=$(((npoints * (secs * 6 + 40)) * reps * nsys + (warm * 6 + 40) * nsys + 300))
+echo "==> bench: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system (hard limit ${limit}s)"
 vm=$SRDMA_REPO/build/vm/out/bench
 rm -rf "$vm"
 "$here/vm/run.sh" -n 2 -t "$limit" -N bench -s 1 \
 	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
-	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" \
+	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" \
 	-- "$here/bench-guest.sh" > "$out/vm.log" 2>&1 &
 vmpid=$!
 # a progress line per measurement, as host1's guest logs them
