@@ -31,25 +31,11 @@ ucmatose_() { # ADDR
 rdma_sc() { # ADDR
 	pair timeout 60 rdma_server -s "$1" -- timeout 60 rdma_client -s "$1"
 }
-perf_once() { # TOOL ADDR ARGS...
+perf() { # TOOL ADDR ARGS...
 	local tool=$1 addr=$2
 	shift 2
 	pair timeout 90 "$tool" -d siwarp0 -R -F "$@" -- \
 		timeout 90 "$tool" -d siwarp0 -R -F "$@" "$addr"
-}
-# Rarely the first exchange over a new connection ends in a flushed
-# completion and perftest gives up setting up (performance.rst, finding
-# 7: cause not found yet). That set-up failure alone gets one more try,
-# logged; any other failure fails the step.
-perf() { # TOOL ADDR ARGS...
-	local out rc
-	out=$(perf_once "$@" 2>&1)
-	rc=$?
-	echo "$out"
-	[ "$rc" = 0 ] && return 0
-	grep -q "Failed to create RDMA CM connection" <<< "$out" || return "$rc"
-	echo "perf: connection set-up failed (finding 7), trying once more"
-	perf_once "$@"
 }
 no_leaks() {
 	local r
