@@ -260,29 +260,28 @@ void srdma_sq_run(struct srdma_qp *qp)
 	prod = srdma_sq_new(qp);
 	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
+		bool local;
 
 		w->status = srdma_fetch(qp, qp->sq_fetch, w);
-		/* the transport reads sq_fetch without our lock */
-		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
-		if (w->status == IB_WC_SUCCESS && srdma_is_local(w->wr.opcode))
+		local = srdma_is_local(w->wr.opcode);
+		if (w->status == IB_WC_SUCCESS && local)
 			w->status = srdma_run_local(qp, w);
-		if (w->status != IB_WC_SUCCESS) {
-			w->state = SRDMA_WQE_DONE;
-			fatal = true;
-			break;
-		}
-		if (srdma_is_local(w->wr.opcode)) {
-			w->state = SRDMA_WQE_DONE;
-			continue;
-		}
-		if (!tp->sq_kick) {
-			/* no wire behind this device kind yet: fail, never hang */
+		/* no wire behind this device kind yet: fail, never hang */
+		if (w->status == IB_WC_SUCCESS && !local && !tp->sq_kick)
 			w->status = IB_WC_LOC_QP_OP_ERR;
+		if (w->status != IB_WC_SUCCESS || local)
 			w->state = SRDMA_WQE_DONE;
+		/*
+		 * The transport reads sq_fetch without our lock, from softirq
+		 * too: publish the WQE only once its state is final, or a
+		 * local WQE could be taken for one to send.
+		 */
+		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
+		if (w->status != IB_WC_SUCCESS) {
 			fatal = true;
 			break;
 		}
-		kick = true;
+		kick |= !local;
 	}
 	if (srdma_sq_complete_locked(qp))
 		fatal = true;
