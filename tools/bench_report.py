@@ -137,6 +137,14 @@ def main():
     print("\nCSV: %s/points.csv, %s/summary.csv; plots: %s/bandwidth-*.png" % (out, out, out))
 
 
+def size_label(size):
+    """64, 4K, 1M: gnuplot's own labels for 2^20 do not fit."""
+    for unit, shift in (("M", 20), ("K", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return "%d%s" % (size >> shift, unit)
+    return "%d" % size
+
+
 def plot(out, m, systems, sizes, op):
     lines = []
     for s in systems:
@@ -152,7 +160,8 @@ def plot(out, m, systems, sizes, op):
         "set output '%s'" % os.path.join(out, "bandwidth-%s.png" % op),
         "set title 'RDMA %s bandwidth, two VMs on one wire (TCG)'" % op.upper(),
         "set logscale x 2",
-        "set xlabel 'message size (bytes)'",
+        "set xtics (%s)" % ", ".join('"%s" %d' % (size_label(z), z) for z in sizes),
+        "set xlabel 'message size'",
         "set ylabel 'MB/s'",
         "set key top left",
         "set grid",
