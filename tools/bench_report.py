@@ -140,7 +140,7 @@ def main():
 def size_label(size):
     """64, 4K, 1M: gnuplot's own labels for 2^20 do not fit."""
     for unit, shift in (("M", 20), ("K", 10)):
-        if size >= 1 << shift and size % (1 << shift) == 0:
+        if size % (1 << shift) == 0:
             return "%d%s" % (size >> shift, unit)
     return "%d" % size
 
