@@ -41,9 +41,10 @@ rping_v() { # SERVER_HOST ADDR_OF_SERVER
 perf() { # SERVER_HOST TOOL ARGS...
 	local host=$1 tool=$2
 	shift 2
+	# line-buffered: perftest's error lines (stderr) stay in place
 	peer_pair "$(role "$host")" \
-		timeout 80 "$tool" -d dev0 -R -F "$@" -- \
-		timeout 120 "$tool" -d dev0 -R -F "$@" "192.0.2.$((10 + host))"
+		timeout 80 stdbuf -oL "$tool" -d dev0 -R -F "$@" -- \
+		timeout 120 stdbuf -oL "$tool" -d dev0 -R -F "$@" "192.0.2.$((10 + host))"
 }
 counter() { hw_counter dev0 "$1"; }
 set_crc() { echo "$1" > /sys/module/srdma/parameters/iwarp_crc; }

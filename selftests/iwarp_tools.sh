@@ -34,8 +34,10 @@ rdma_sc() { # ADDR
 perf() { # TOOL ADDR ARGS...
 	local tool=$1 addr=$2
 	shift 2
-	pair timeout 90 "$tool" -d siwarp0 -R -F "$@" -- \
-		timeout 90 "$tool" -d siwarp0 -R -F "$@" "$addr"
+	# line-buffered: perftest's error lines (stderr) stay in place, not
+	# ahead of its whole output, in a failed step's log
+	pair timeout 90 stdbuf -oL "$tool" -d siwarp0 -R -F "$@" -- \
+		timeout 90 stdbuf -oL "$tool" -d siwarp0 -R -F "$@" "$addr"
 }
 no_leaks() {
 	local r

@@ -117,7 +117,7 @@ t() {
 	else
 		not_ok "$desc"
 		diag "command: $* (exit $rc)"
-		tail -n 15 "$log" | sed 's/^/#   /'
+		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
 	return "$rc"
 }
@@ -134,7 +134,7 @@ t_fail() {
 	fi
 	not_ok "$desc"
 	diag "command: $* (exit $rc, expected failure)"
-	tail -n 15 "$log" | sed 's/^/#   /'
+	tail -n 30 "$log" | sed 's/^/#   /'
 	return 1
 }
 

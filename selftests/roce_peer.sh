@@ -50,9 +50,10 @@ perf() { # SERVER_HOST TOOL -R|GID ARGS...
 	local host=$1 tool=$2 conn=(-x "$3")
 	[ "$3" = -R ] && conn=(-R)
 	shift 3
+	# line-buffered: perftest's error lines (stderr) stay in place
 	peer_pair "$(role "$host")" \
-		timeout 80 "$tool" -d dev0 "${conn[@]}" -F "$@" -- \
-		timeout 120 "$tool" -d dev0 "${conn[@]}" -F "$@" "192.0.2.$((10 + host))"
+		timeout 80 stdbuf -oL "$tool" -d dev0 "${conn[@]}" -F "$@" -- \
+		timeout 120 stdbuf -oL "$tool" -d dev0 "${conn[@]}" -F "$@" "192.0.2.$((10 + host))"
 }
 
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)

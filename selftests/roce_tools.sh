@@ -42,8 +42,10 @@ perf() { # TOOL GID|-R ARGS...
 	local tool=$1 conn=(-x "$2")
 	[ "$2" = -R ] && conn=(-R)
 	shift 2
-	pair timeout 90 "$tool" -d sroce0 "${conn[@]}" -F "$@" -- \
-		timeout 90 "$tool" -d sroce0 "${conn[@]}" -F "$@" "$ip4"
+	# line-buffered: perftest's error lines (stderr) stay in place, not
+	# ahead of its whole output, in a failed step's log
+	pair timeout 90 stdbuf -oL "$tool" -d sroce0 "${conn[@]}" -F "$@" -- \
+		timeout 90 stdbuf -oL "$tool" -d sroce0 "${conn[@]}" -F "$@" "$ip4"
 }
 in_group() { ip maddr show dev "$NETDEV" | grep -qw "$1"; }
 not_in_group() { ! in_group "$1"; }

@@ -205,25 +205,27 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 
 	while (qp->sq_cons != qp->sq_fetch) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
+		struct ib_wc wc = { .qp = &qp->ibqp };
+		bool post;
 
 		if (w->state != SRDMA_WQE_DONE)
 			break;
-		if (w->signaled || w->status != IB_WC_SUCCESS) {
-			struct ib_wc wc = {
-				.wr_id = w->wr.wr_id,
-				.status = w->status,
-				.opcode = srdma_wc_opcode(w->wr.opcode),
-				.byte_len = w->length,
-				.qp = &qp->ibqp,
-			};
-
-			if (srdma_cq_post(qp->scq, &wc, false))
-				overflow = true;
-		}
+		post = w->signaled || w->status != IB_WC_SUCCESS;
+		wc.wr_id = w->wr.wr_id;
+		wc.status = w->status;
+		wc.opcode = srdma_wc_opcode(w->wr.opcode);
+		wc.byte_len = w->length;
 		WRITE_ONCE(qp->sq_cons, qp->sq_cons + 1);
 		/* done with the slot before the producer may reuse it */
 		smp_store_release(&qp->sq.q.buf->consumer_index,
 				  qp->sq_cons & qp->sq.q.index_mask);
+		/*
+		 * Only now the completion: a consumer that reaps it and posts
+		 * again at once must find the slot free, or a full send queue
+		 * (one WQE deep in latency tests) fails that post with ENOMEM.
+		 */
+		if (post && srdma_cq_post(qp->scq, &wc, false))
+			overflow = true;
 	}
 	return overflow;
 }
