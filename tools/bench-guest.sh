@@ -3,7 +3,7 @@
 # One side of `make bench` (tools/bench.sh), run in each of two VMs on one
 # wire: host2 serves every point, host1 is the client and writes one CSV
 # row per measurement to $VM_OUT/points.csv; both write their own CPU time
-# per point to $VM_OUT/cpu.csv. Both walk the same list in the same order;
+# per point to $VM_OUT/cpu.csv (busy, total and kernel jiffies). Both walk the same list in the same order;
 # each point has its own port, so a failed point cannot pair the client
 # with the next point's server.
 #
@@ -28,8 +28,8 @@ port=20000
 
 log() { echo "bench[host$me]: $*" >&2; }
 
-# busy and total jiffies of all CPUs
-cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+# busy, total and kernel (system, irq, softirq) jiffies of all CPUs
+cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, $4 + $7 + $8 }' /proc/stat; }
 
 teardown() {
 	timeout 20 rdma link del dev0 2> /dev/null
@@ -77,7 +77,7 @@ run_point() {
 		cat "$VM_OUT/last.out"
 	fi
 	c1=$(cpu_now)
-	echo "$id,$me,$(echo "$c0 $c1" | awk '{ print $3 - $1, $4 - $2 }' | tr ' ' ',')" >> "$cpu_out"
+	echo "$id,$me,$(echo "$c0 $c1" | awk '{ print $4 - $1, $5 - $2, $6 - $3 }' | tr ' ' ',')" >> "$cpu_out"
 	return "$rc"
 }
 

@@ -30,14 +30,19 @@ def median(values):
 
 def load(out, secs):
     points = list(csv.DictReader(open(os.path.join(out, "points.csv"))))
-    busy = {}
+    # jiffies per point, both hosts: all busy time, and the kernel's share
+    # (system, irq, softirq) that leaves out user-space CQ polling
+    busy, kern = {}, {}
     for row in csv.reader(open(os.path.join(out, "cpu.csv"))):
         if len(row) >= 3:
             busy[row[0]] = busy.get(row[0], 0) + float(row[2])
+        if len(row) >= 5:
+            kern[row[0]] = kern.get(row[0], 0) + float(row[4])
     groups = {}
     for p in points:
         key = (p["system"], p["kind"], p["op"], int(p["size"]))
-        g = groups.setdefault(key, {"mbs": [], "mpps": [], "typ": [], "p99": [], "cpu": []})
+        g = groups.setdefault(key, {"mbs": [], "mpps": [], "typ": [], "p99": [],
+                                    "cpu": [], "kcpu": []})
         # perftest's duration mode now and then prints 0.00 for a run that
         # moved data (its end timestamp is lost): a missing value, not 0
         mbs = num(p["mbytes_per_s"]) or None
@@ -48,6 +53,8 @@ def load(out, secs):
         if mbs and p["id"] in busy:
             gbytes = mbs * 1e6 * secs / 1e9
             g["cpu"].append(busy[p["id"]] / USER_HZ / gbytes)
+            if p["id"] in kern:
+                g["kcpu"].append(kern[p["id"]] / USER_HZ / gbytes)
     return {k: {f: median(v) for f, v in g.items()} for k, g in groups.items()}
 
 
@@ -69,10 +76,12 @@ def main():
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["system", "kind", "op", "size", "mbytes_per_s", "mpps",
-                    "lat_typical_us", "lat_p99_us", "cpu_s_per_gb"])
+                    "lat_typical_us", "lat_p99_us", "cpu_s_per_gb",
+                    "kernel_cpu_s_per_gb"])
         for k in sorted(m):
             v = m[k]
-            w.writerow(list(k) + [v["mbs"], v["mpps"], v["typ"], v["p99"], v["cpu"]])
+            w.writerow(list(k) + [v["mbs"], v["mpps"], v["typ"], v["p99"], v["cpu"],
+                                  v["kcpu"]])
 
     print("\nBandwidth, MB/s (median; TCP: iperf3 with that write size)")
     print("%-6s %8s" % ("op", "size") + "".join("%10s" % s for s in systems))
@@ -104,9 +113,13 @@ def main():
         print("  " + "; ".join(cells))
     print("\n64 B SEND message rate, Mpps: " + ", ".join(
         "%s %s" % (s, fmt(m.get((s, "bw", "send", 64), {}).get("mpps"), "%.4f")) for s in rdma))
-    print("CPU seconds per GB, 64 KiB WRITE (both hosts): " + ", ".join(
-        "%s %s" % (s, fmt(m.get((s, "bw", "stream" if s == "tcp" else "write", 65536), {}).get("cpu"), "%.2f"))
-        for s in systems))
+    for field, what in [("cpu", "CPU seconds per GB, 64 KiB WRITE (both hosts)"),
+                        ("kcpu", "of it in the kernel (system, irq, softirq; no"
+                                 " user-space polling)")]:
+        print(what + ": " + ", ".join(
+            "%s %s" % (s, fmt(m.get((s, "bw", "stream" if s == "tcp" else "write", 65536),
+                                  {}).get(field), "%.2f"))
+            for s in systems))
 
     tcp64 = m.get(("tcp", "bw", "stream", 65536), {})
     siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
@@ -131,6 +144,8 @@ def main():
         if udp_lat:
             print("  %-7s %-32s %8s  (for reference: the wire's floor)" %
                   (s, "64 B SEND latency / UDP", fmt(ratio(lat, udp_lat), "%.2f")))
+        print("  %-7s %-32s %8s  (for reference: no user-space polling)" %
+              (s, "kernel CPU per GB / TCP", fmt(ratio(w64.get("kcpu"), tcp64.get("kcpu")), "%.2f")))
 
     for op in ["write", "read", "send"]:
         plot(out, m, systems, sizes, op)
