@@ -3,9 +3,9 @@
 # One side of `make bench` (tools/bench.sh), run in each of two VMs on one
 # wire: host2 serves every point, host1 is the client and writes one CSV
 # row per measurement to $VM_OUT/points.csv; both write their own CPU time
-# per point to $VM_OUT/cpu.csv (busy, total and kernel jiffies). Both walk the same list in the same order;
-# each point has its own port, so a failed point cannot pair the client
-# with the next point's server.
+# per point to $VM_OUT/cpu.csv (busy, total and kernel jiffies). Both walk
+# the same list in the same order; each point has its own port, so a
+# failed point cannot pair the client with the next point's server.
 #
 # Environment (from bench.sh): BENCH_SYSTEMS, BENCH_SIZES, BENCH_REPS,
 # BENCH_SECS (seconds per bandwidth point), BENCH_WARMUP (seconds).
