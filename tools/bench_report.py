@@ -58,6 +58,11 @@ def load(out, secs):
     return {k: {f: median(v) for f, v in g.items()} for k, g in groups.items()}
 
 
+def bw_point(m, s, op, size):
+    """The medians of one bandwidth point; TCP has one stream for every op."""
+    return m.get((s, "bw", "stream" if s == "tcp" else op, size), {})
+
+
 def fmt(v, spec="%.1f"):
     return spec % v if v is not None else "-"
 
@@ -89,8 +94,7 @@ def main():
         for size in sizes:
             row = []
             for s in systems:
-                k = (s, "bw", "stream" if s == "tcp" else op, size)
-                row.append(fmt(m.get(k, {}).get("mbs")))
+                row.append(fmt(bw_point(m, s, op, size).get("mbs")))
             print("%-6s %8d" % (op, size) + "".join("%10s" % c for c in row))
     print("\nLatency, microseconds, typical / 99th percentile (send_ev: SEND, both sides"
           " sleep on completion events instead of busy-polling)")
@@ -117,11 +121,10 @@ def main():
                         ("kcpu", "of it in the kernel (system, irq, softirq; no"
                                  " user-space polling)")]:
         print(what + ": " + ", ".join(
-            "%s %s" % (s, fmt(m.get((s, "bw", "stream" if s == "tcp" else "write", 65536),
-                                  {}).get(field), "%.2f"))
+            "%s %s" % (s, fmt(bw_point(m, s, "write", 65536).get(field), "%.2f"))
             for s in systems))
 
-    tcp64 = m.get(("tcp", "bw", "stream", 65536), {})
+    tcp64 = bw_point(m, "tcp", "write", 65536)
     siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
     siw_rate = m.get(("siw", "bw", "send", 64), {}).get("mpps")
     udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
@@ -129,7 +132,7 @@ def main():
     for s in ["sroce", "siwarp"]:
         if s not in systems:
             continue
-        w64 = m.get((s, "bw", "write", 65536), {})
+        w64 = bw_point(m, s, "write", 65536)
         lat = m.get((s, "lat", "send", 64), {}).get("typ")
         rate = m.get((s, "bw", "send", 64), {}).get("mpps")
         checks = [
@@ -166,7 +169,7 @@ def plot(out, m, systems, sizes, op):
         path = os.path.join(out, "plot-%s-%s.dat" % (op, s))
         with open(path, "w") as f:
             for size in sizes:
-                v = m.get((s, "bw", "stream" if s == "tcp" else op, size), {}).get("mbs")
+                v = bw_point(m, s, op, size).get("mbs")
                 if v is not None:
                     f.write("%d %f\n" % (size, v))
         lines.append("'%s' using 1:2 with linespoints title '%s'" % (path, s))
