@@ -81,9 +81,17 @@ run_point() {
 	return "$rc"
 }
 
+# OP send_ev: SEND bandwidth with both sides sleeping on completion events
+# (-e), like a consumer that does not spin. perftest has no duration mode
+# with events, so it sends a count of messages, about $secs seconds' worth
+# at 25 MB/s, and the row records the bytes moved.
 bw_point() { # SYSTEM OP SIZE REP
-	local sys=$1 op=$2 size=$3 rep=$4 id r mbs mpps
+	local sys=$1 op=$2 size=$3 rep=$4 id r mbs mpps verb=$2 len="-D $secs" bytes="" iters
 	port=$((port + 1))
+	if [ "$op" = send_ev ]; then
+		iters=$(((secs * 25000000 + size - 1) / size))
+		verb=send len="-e -n $iters" bytes=$((iters * size))
+	fi
 	id=$sys/bw/$op/$size/$rep
 	log "$id"
 	if [ "$sys" = tcp ]; then
@@ -97,12 +105,12 @@ try: print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_secon
 except Exception: print("")')
 		mpps=
 	else
-		# shellcheck disable=SC2046
-		r=$(run_point "$id" "ib_${op}_bw" -d dev0 $(conn_args "$sys") -F -D "$secs" -s "$size" -p "$port" -- \
-			"ib_${op}_bw" -d dev0 $(conn_args "$sys") -F -D "$secs" -s "$size" -p "$port" "$peer")
+		# shellcheck disable=SC2046,SC2086 # $len is a list of options
+		r=$(run_point "$id" "ib_${verb}_bw" -d dev0 $(conn_args "$sys") -F $len -s "$size" -p "$port" -- \
+			"ib_${verb}_bw" -d dev0 $(conn_args "$sys") -F $len -s "$size" -p "$port" "$peer")
 		read -r mbs mpps < <(echo "$r" | awk '/#bytes/ { getline; print $4, $5; exit }')
 	fi
-	[ "$me" = 1 ] && echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},," >> "$out"
+	[ "$me" = 1 ] && echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},,,$bytes" >> "$out"
 }
 
 # A fresh guest is slow for its first half minute of traffic (TCG, for
@@ -135,7 +143,7 @@ lat_point() { # SYSTEM OP SIZE REP
 	r=$(run_point "$id" "ib_${verb}_lat" -d dev0 $(conn_args "$sys") -F $ev -n 300 -s "$size" -p "$port" -- \
 		"ib_${verb}_lat" -d dev0 $(conn_args "$sys") -F $ev -n 300 -s "$size" -p "$port" "$peer")
 	read -r typ p99 < <(echo "$r" | awk '/#bytes/ { getline; print $5, $8; exit }')
-	[ "$me" = 1 ] && echo "$id,$sys,lat,$op,$size,$rep,,,${typ:-},${p99:-}" >> "$out"
+	[ "$me" = 1 ] && echo "$id,$sys,lat,$op,$size,$rep,,,${typ:-},${p99:-}," >> "$out"
 }
 
 # The wire's own round trip, as the kernel's sockets see it: sockperf
@@ -153,10 +161,10 @@ sock_lat_point() { # PROTO SIZE REP
 		ping-pong $flag -i "$peer" -p "$port" -m "$size" -t "$secs")
 	typ=$(echo "$r" | awk '/percentile 50.000/ { print $NF; exit }')
 	p99=$(echo "$r" | awk '/percentile 99.000/ { print $NF; exit }')
-	[ "$me" = 1 ] && echo "$id,tcp,lat,$proto,$size,$rep,,,${typ:-},${p99:-}" >> "$out"
+	[ "$me" = 1 ] && echo "$id,tcp,lat,$proto,$size,$rep,,,${typ:-},${p99:-}," >> "$out"
 }
 
-[ "$me" = 1 ] && echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us" > "$out"
+[ "$me" = 1 ] && echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us,bytes" > "$out"
 : > "$cpu_out"
 for sys in $systems; do
 	log "system $sys"
@@ -171,6 +179,7 @@ for sys in $systems; do
 			for op in write read send; do
 				bw_point "$sys" "$op" "$size" "$rep"
 			done
+			[ "$size" = 65536 ] && bw_point "$sys" send_ev "$size" "$rep"
 		done
 		if [ "$sys" = tcp ]; then
 			for proto in udp tcp; do

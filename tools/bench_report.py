@@ -51,7 +51,8 @@ def load(out, secs):
         g["typ"].append(num(p["lat_typical_us"]))
         g["p99"].append(num(p["lat_p99_us"]))
         if mbs and p["id"] in busy:
-            gbytes = mbs * 1e6 * secs / 1e9
+            # a point that sends a count of messages records its bytes
+            gbytes = (num(p.get("bytes")) or mbs * 1e6 * secs) / 1e9
             g["cpu"].append(busy[p["id"]] / USER_HZ / gbytes)
             if p["id"] in kern:
                 g["kcpu"].append(kern[p["id"]] / USER_HZ / gbytes)
@@ -88,14 +89,17 @@ def main():
             w.writerow(list(k) + [v["mbs"], v["mpps"], v["typ"], v["p99"], v["cpu"],
                                   v["kcpu"]])
 
-    print("\nBandwidth, MB/s (median; TCP: iperf3 with that write size)")
-    print("%-6s %8s" % ("op", "size") + "".join("%10s" % s for s in systems))
-    for op in ["write", "read", "send"]:
+    print("\nBandwidth, MB/s (median; TCP: iperf3 with that write size; send_ev: SEND,"
+          " both sides sleep on completion events)")
+    print("%-7s %8s" % ("op", "size") + "".join("%10s" % s for s in systems))
+    for op in ["write", "read", "send", "send_ev"]:
         for size in sizes:
+            if not any(bw_point(m, s, op, size) for s in rdma):
+                continue
             row = []
             for s in systems:
                 row.append(fmt(bw_point(m, s, op, size).get("mbs")))
-            print("%-6s %8d" % (op, size) + "".join("%10s" % c for c in row))
+            print("%-7s %8d" % (op, size) + "".join("%10s" % c for c in row))
     print("\nLatency, microseconds, typical / 99th percentile (send_ev: SEND, both sides"
           " sleep on completion events instead of busy-polling)")
     print("%-8s %6s" % ("op", "size") + "".join("%22s" % s for s in rdma))
@@ -117,11 +121,14 @@ def main():
         print("  " + "; ".join(cells))
     print("\n64 B SEND message rate, Mpps: " + ", ".join(
         "%s %s" % (s, fmt(m.get((s, "bw", "send", 64), {}).get("mpps"), "%.4f")) for s in rdma))
-    for field, what in [("cpu", "CPU seconds per GB, 64 KiB WRITE (both hosts)"),
-                        ("kcpu", "of it in the kernel (system, irq, softirq; no"
-                                 " user-space polling)")]:
+    for op, field, what in [
+            ("write", "cpu", "CPU seconds per GB, 64 KiB WRITE (both hosts)"),
+            ("write", "kcpu", "of it in the kernel (system, irq, softirq; no"
+                              " user-space polling)"),
+            ("send_ev", "cpu", "CPU seconds per GB, 64 KiB SEND with completion"
+                               " events (TCP: iperf3)")]:
         print(what + ": " + ", ".join(
-            "%s %s" % (s, fmt(bw_point(m, s, "write", 65536).get(field), "%.2f"))
+            "%s %s" % (s, fmt(bw_point(m, s, op, 65536).get(field), "%.2f"))
             for s in systems))
 
     tcp64 = bw_point(m, "tcp", "write", 65536)
@@ -149,6 +156,9 @@ def main():
                   (s, "64 B SEND latency / UDP", fmt(ratio(lat, udp_lat), "%.2f")))
         print("  %-7s %-32s %8s  (for reference: no user-space polling)" %
               (s, "kernel CPU per GB / TCP", fmt(ratio(w64.get("kcpu"), tcp64.get("kcpu")), "%.2f")))
+        ev64 = bw_point(m, s, "send_ev", 65536)
+        print("  %-7s %-32s %8s  (for reference: SEND, sleeping on events)" %
+              (s, "CPU per GB / TCP, events", fmt(ratio(ev64.get("cpu"), tcp64.get("cpu")), "%.2f")))
 
     for op in ["write", "read", "send"]:
         plot(out, m, systems, sizes, op)
