@@ -81,10 +81,12 @@ run_point() {
 	return "$rc"
 }
 
-# OP send_ev: SEND bandwidth with both sides sleeping on completion events
-# (-e), like a consumer that does not spin. perftest has no duration mode
-# with events, so it sends a count of messages, about $secs seconds' worth
-# at 25 MB/s, and the row records the bytes moved.
+# For TCP, OP only names the row: "stream", or "ref-SYSTEM" for the run
+# made next to that system's points. OP send_ev: SEND bandwidth with both
+# sides sleeping on completion events (-e), like a consumer that does not
+# spin. perftest has no duration mode with events, so it sends a count of
+# messages, about $secs seconds' worth at 25 MB/s, and the row records the
+# bytes moved.
 bw_point() { # SYSTEM OP SIZE REP
 	local sys=$1 op=$2 size=$3 rep=$4 id r mbs mpps verb=$2 len="-D $secs" bytes="" iters
 	port=$((port + 1))
@@ -176,6 +178,9 @@ for sys in $systems; do
 				bw_point tcp stream "$size" "$rep"
 				continue
 			fi
+			# TCP next to the 64 KiB points, so that the ratios the
+			# targets name compare runs made minutes apart at most
+			[ "$size" = 65536 ] && bw_point tcp "ref-$sys" "$size" "$rep"
 			for op in write read send; do
 				bw_point "$sys" "$op" "$size" "$rep"
 			done

@@ -64,6 +64,12 @@ def bw_point(m, s, op, size):
     return m.get((s, "bw", "stream" if s == "tcp" else op, size), {})
 
 
+def tcp_ref(m, s):
+    """TCP's 64 KiB medians from the runs made next to system s's points,
+    or, from a run that has none, TCP's own block."""
+    return m.get(("tcp", "bw", "ref-" + s, 65536)) or bw_point(m, "tcp", "stream", 65536)
+
+
 def fmt(v, spec="%.1f"):
     return spec % v if v is not None else "-"
 
@@ -131,7 +137,11 @@ def main():
             "%s %s" % (s, fmt(bw_point(m, s, op, 65536).get(field), "%.2f"))
             for s in systems))
 
-    tcp64 = bw_point(m, "tcp", "write", 65536)
+    refs = [s for s in rdma if ("tcp", "bw", "ref-" + s, 65536) in m]
+    if refs:
+        print("TCP, 64 KiB, in the runs next to each system's points (the targets'"
+              " reference): " + ", ".join(
+                  "%s %s MB/s" % (s, fmt(tcp_ref(m, s).get("mbs"))) for s in refs))
     siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
     siw_rate = m.get(("siw", "bw", "send", 64), {}).get("mpps")
     udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
@@ -140,6 +150,7 @@ def main():
         if s not in systems:
             continue
         w64 = bw_point(m, s, "write", 65536)
+        tcp64 = tcp_ref(m, s)
         lat = m.get((s, "lat", "send", 64), {}).get("typ")
         rate = m.get((s, "bw", "send", 64), {}).get("mpps")
         checks = [
