@@ -113,14 +113,17 @@ for ((i = 1; i <= hosts; i++)); do
 	# index runs past the avail_event QEMU last wrote, so the guest never
 	# kicks again (Documentation/performance.rst, finding 7). With the
 	# flag protocol the next packet kicks. monitor.sock is QEMU's HMP
-	# monitor, to look into a stuck VM (info virtio-queue-status).
+	# monitor, to look into a stuck VM (info virtio-queue-status); a Unix
+	# socket's path must fit in 108 bytes, so a deep checkout goes without.
+	mon=()
+	[ "${#out}" -gt 90 ] || mon=(-monitor "unix:$out/monitor.sock,server=on,wait=off")
 	# shellcheck disable=SC2086 # $accel is a list of options
 	timeout -k 10 "$limit" qemu-system-x86_64 $accel -m "$mem" -smp "$smp" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 vmout=$out vmboot=$SRDMA_REPO/tools/vm/guest-boot.sh" \
 		-serial "file:$out/console.log" \
-		-monitor "unix:$out/monitor.sock,server=on,wait=off" \
+		${mon[@]+"${mon[@]}"} \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
 		-netdev "$(netdev_for "$i")" \
