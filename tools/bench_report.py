@@ -64,10 +64,15 @@ def bw_point(m, s, op, size):
     return m.get((s, "bw", "stream" if s == "tcp" else op, size), {})
 
 
+def ref_point(m, s):
+    """TCP's 64 KiB medians from the runs made next to system s's points."""
+    return m.get(("tcp", "bw", "ref-" + s, 65536), {})
+
+
 def tcp_ref(m, s):
-    """TCP's 64 KiB medians from the runs made next to system s's points,
-    or, from a run that has none, TCP's own block."""
-    return m.get(("tcp", "bw", "ref-" + s, 65536)) or bw_point(m, "tcp", "stream", 65536)
+    """The TCP figure system s's targets compare against: its reference
+    runs, or, from a bench run that has none, TCP's own block."""
+    return ref_point(m, s) or bw_point(m, "tcp", "stream", 65536)
 
 
 def fmt(v, spec="%.1f"):
@@ -137,11 +142,11 @@ def main():
             "%s %s" % (s, fmt(bw_point(m, s, op, 65536).get(field), "%.2f"))
             for s in systems))
 
-    refs = [s for s in rdma if ("tcp", "bw", "ref-" + s, 65536) in m]
+    refs = [s for s in rdma if ref_point(m, s)]
     if refs:
         print("TCP, 64 KiB, in the runs next to each system's points (the targets'"
               " reference): " + ", ".join(
-                  "%s %s MB/s" % (s, fmt(tcp_ref(m, s).get("mbs"))) for s in refs))
+                  "%s %s MB/s" % (s, fmt(ref_point(m, s).get("mbs"))) for s in refs))
     siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
     siw_rate = m.get(("siw", "bw", "send", 64), {}).get("mpps")
     udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
