@@ -185,4 +185,22 @@ s.accept()' "$READY_PORT" 2> /dev/null &
 	done
 	return 1
 }
-peer_ready() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$READY_PORT" 2> /dev/null; }
+peer_ready() { tcp_port_open "$1" "$READY_PORT"; }
+
+# tcp_barrier (two hosts): returns on each host once both have called it.
+# It goes over TCP, so it holds where RDMA traffic cannot get through (a
+# test about to drop every RoCE frame). Host2 listens, host1 dials.
+BARRIER_PORT=19998
+tcp_barrier() {
+	if [ "${VM_HOST:-1}" = 2 ]; then
+		timeout 300 /usr/bin/python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(1)
+s.accept()' "$BARRIER_PORT"
+	else
+		wait_for 300 tcp_port_open 192.0.2.12 "$BARRIER_PORT"
+	fi
+}
+tcp_port_open() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$2" 2> /dev/null; }

@@ -93,7 +93,7 @@ retry_exceeded() {
 	grep -q "retry counter exceeded" <<< "$out" && [ $((t1 - t0)) -lt 40 ]
 }
 
-tap_plan 7
+tap_plan 8
 t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
 g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on $NETDEV" lossy
@@ -101,8 +101,13 @@ STEP_TIMEOUT=700
 t "$ROUNDS MiB WRITE + $ROUNDS MiB SEND, every byte checked, through the loss" writes_sends
 t "rping -V (RDMA READ/WRITE, 65000 B x 64) through the loss" reads_writes
 t "host$me: recovery was selective (reorder queue, single resends)" recovered_selectively
-STEP_TIMEOUT=120
 diag "$(counters)"
+# Host1's rping client may have left before host2's server heard the
+# disconnect; a DREQ lost to netem is resent only seconds later, and the
+# blackhole would swallow that too: wait for each other first.
+STEP_TIMEOUT=320
+t "host$me: both hosts are done with the lossy traffic" tcp_barrier
+STEP_TIMEOUT=120
 t "every RoCE frame dropped" blackhole
 t "requester completes with retry exceeded, not a hang" retry_exceeded
 diag "$(counters)"
