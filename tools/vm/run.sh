@@ -139,6 +139,30 @@ for ((i = 1; i <= hosts; i++)); do
 	fi
 done
 
+# A host whose test failed may leave its peers waiting for it until their
+# own time limit: give them VM_PEER_GRACE seconds more, then stop them.
+stop_peers_of_failure() {
+	local i r
+	while :; do
+		for ((i = 1; i <= hosts; i++)); do
+			r=$(cat "$run/host$i/rc" 2> /dev/null || true)
+			if [ -n "$r" ] && [ "$r" != 0 ]; then
+				sleep "${VM_PEER_GRACE:-120}"
+				: > "$run/peers-stopped"
+				kill "${pids[@]}" 2> /dev/null || true
+				return
+			fi
+		done
+		sleep 2
+	done
+}
+rm -f "$run/peers-stopped"
+watcher=
+if [ "$hosts" -gt 1 ]; then
+	stop_peers_of_failure &
+	watcher=$!
+fi
+
 status=0
 for ((i = 1; i <= hosts; i++)); do
 	out="$run/host$i"
@@ -147,6 +171,9 @@ for ((i = 1; i <= hosts; i++)); do
 	hrc=
 	if [ -r "$out/rc" ]; then
 		hrc=$(cat "$out/rc")
+	elif [ -e "$run/peers-stopped" ]; then
+		echo "host$i: stopped ${VM_PEER_GRACE:-120}s after a peer host failed" >&2
+		hrc=124
 	else
 		# Fallback: the marker line on the console.
 		hrc=$(sed -n 's/.*SRDMA-VM-EXIT host[0-9]* rc=\([0-9]*\).*/\1/p' "$out/console.log" 2>/dev/null | tail -n 1)
@@ -180,5 +207,6 @@ for ((i = 1; i <= hosts; i++)); do
 		fi
 	fi
 done
+[ -z "$watcher" ] || kill "$watcher" 2> /dev/null || true
 say "VM run $name done in $(elapsed "$t0")s: status $status"
 exit "$status"
