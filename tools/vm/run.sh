@@ -156,10 +156,10 @@ stop_peers_of_failure() {
 		sleep 2
 	done
 }
-rm -f "$run/peers-stopped"
 watcher=
 if [ "$hosts" -gt 1 ]; then
-	stop_peers_of_failure &
+	# (its sleeps must not hold a caller's pipe open)
+	stop_peers_of_failure > /dev/null 2>&1 &
 	watcher=$!
 fi
 
@@ -171,15 +171,15 @@ for ((i = 1; i <= hosts; i++)); do
 	hrc=
 	if [ -r "$out/rc" ]; then
 		hrc=$(cat "$out/rc")
-	elif [ -e "$run/peers-stopped" ]; then
-		echo "host$i: stopped ${VM_PEER_GRACE:-120}s after a peer host failed" >&2
-		hrc=124
 	else
 		# Fallback: the marker line on the console.
 		hrc=$(sed -n 's/.*SRDMA-VM-EXIT host[0-9]* rc=\([0-9]*\).*/\1/p' "$out/console.log" 2>/dev/null | tail -n 1)
 	fi
 	if [ -z "$hrc" ]; then
-		if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		if [ -e "$run/peers-stopped" ]; then
+			echo "host$i: stopped ${VM_PEER_GRACE:-120}s after a peer host failed" >&2
+			hrc=124
+		elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 			echo "host$i: TIMEOUT: VM killed after ${limit}s" >&2
 			hrc=124
 		else
