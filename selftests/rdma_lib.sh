@@ -160,12 +160,7 @@ peer_pair() {
 			"${srv[@]}" &
 			spid=$!
 			wait_for 30 server_listening
-			timeout 300 /usr/bin/python3 -c 'import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", int(sys.argv[1])))
-s.listen(1)
-s.accept()' "$READY_PORT" 2> /dev/null &
+			tcp_accept_once 300 "$READY_PORT" 2> /dev/null &
 			rpid=$!
 			wait "$spid"
 			rc=$?
@@ -193,14 +188,18 @@ peer_ready() { tcp_port_open "$1" "$READY_PORT"; }
 BARRIER_PORT=19998
 tcp_barrier() {
 	if [ "${VM_HOST:-1}" = 2 ]; then
-		timeout 300 /usr/bin/python3 -c 'import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", int(sys.argv[1])))
-s.listen(1)
-s.accept()' "$BARRIER_PORT"
+		tcp_accept_once 300 "$BARRIER_PORT"
 	else
 		wait_for 300 tcp_port_open 192.0.2.12 "$BARRIER_PORT"
 	fi
 }
 tcp_port_open() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$2" 2> /dev/null; }
+# tcp_accept_once SECS PORT: listen on PORT until one peer connects.
+tcp_accept_once() {
+	timeout "$1" /usr/bin/python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(1)
+s.accept()' "$2"
+}

@@ -141,13 +141,14 @@ done
 
 # A host whose test failed may leave its peers waiting for it until their
 # own time limit: give them VM_PEER_GRACE seconds more, then stop them.
+grace=${VM_PEER_GRACE:-120}
 stop_peers_of_failure() {
 	local i r
 	while :; do
 		for ((i = 1; i <= hosts; i++)); do
 			r=$(cat "$run/host$i/rc" 2> /dev/null || true)
 			if [ -n "$r" ] && [ "$r" != 0 ]; then
-				sleep "${VM_PEER_GRACE:-120}"
+				sleep "$grace"
 				: > "$run/peers-stopped"
 				kill "${pids[@]}" 2> /dev/null || true
 				return
@@ -177,7 +178,7 @@ for ((i = 1; i <= hosts; i++)); do
 	fi
 	if [ -z "$hrc" ]; then
 		if [ -e "$run/peers-stopped" ]; then
-			echo "host$i: stopped ${VM_PEER_GRACE:-120}s after a peer host failed" >&2
+			echo "host$i: stopped ${grace}s after a peer host failed" >&2
 			hrc=124
 		elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 			echo "host$i: TIMEOUT: VM killed after ${limit}s" >&2
