@@ -8,9 +8,12 @@
 #   make demo       boot a VM, load srdma, create devices, move data
 #   make check      build, then run selftests and pyverbs in VMs
 #   make bench      benchmarks against rdma_rxe, siw and TCP (not in check)
+#   make debug-kernel  build + install the KASAN/lockdep/kmemleak kernel (cached)
+#   make check-debug   the whole of `make check` on the debug kernel
 
 KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	else ls -1 /lib/modules 2>/dev/null | sort -V | \
+	grep -v -- '-srdma-debug$$' | \
 	while read v; do [ -d /lib/modules/$$v/build ] && echo $$v; done | tail -n 1; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(shell pwd)
@@ -42,4 +45,10 @@ check: modules
 bench: modules
 	bash tools/bench.sh $(BENCH_ARGS)
 
-.PHONY: all modules clean deps install demo check bench
+debug-kernel:
+	bash tools/debug-kernel.sh
+
+check-debug:
+	bash tools/check-debug.sh
+
+.PHONY: all modules clean deps install demo check bench debug-kernel check-debug

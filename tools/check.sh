@@ -8,7 +8,9 @@
 # needs a clean kernel); "# vm-hosts: N" tests get N VMs on one wire.
 # A test also fails when the kernel logged an oops/BUG/WARNING while it ran,
 # and a VM that hangs or dies fails its group. Assumes srdma.ko is built.
-# SRDMA_CHECK_TESTS="a.sh b.sh" runs a subset. Exit 0 only if nothing failed.
+# SRDMA_CHECK_TESTS="a.sh b.sh" runs a subset; SRDMA_CHECK_KO tests another
+# build of srdma.ko; SRDMA_TIMEOUT_SCALE=N multiplies every time limit (the
+# debug kernel, tools/check-debug.sh). Exit 0 only if nothing failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -60,10 +62,13 @@ if ! kver=$(srdma_kver); then
 fi
 # Test one binary throughout, even if srdma.ko is rebuilt meanwhile (a VM
 # reading it over 9p mid-rewrite gets EIO).
-if [ -f srdma.ko ]; then
-	cp srdma.ko "$work/srdma.ko"
+ko=${SRDMA_CHECK_KO:-srdma.ko}
+scale=${SRDMA_TIMEOUT_SCALE:-1}
+export VM_STEP_TIMEOUT=$((${VM_STEP_TIMEOUT:-60} * scale))
+if [ -f "$ko" ]; then
+	cp "$ko" "$work/srdma.ko"
 else
-	warn "srdma.ko not built: srdma tests will fail (run 'make')"
+	warn "$ko not built: srdma tests will fail (run 'make')"
 fi
 say "kernel $kver; building the upstream siw test peer (cached)"
 if ! "$here/siw-peer.sh" > "$work/siw-peer.log" 2>&1; then
@@ -82,14 +87,15 @@ header() { sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "selftests/$1" | head -n 1; }
 
 # run_group NAME HOSTS TEST...: one VM run, then collect every test's results.
 run_group() {
-	local name=$1 hosts=$2 limit=120 t secs vrc=0 out i label rc dirty
+	local name=$1 hosts=$2 limit=$((120 * scale)) t secs vrc=0 out i label rc dirty
 	shift 2
 	for t in "$@"; do
 		secs=$(header "$t" timeout)
-		limit=$((limit + ${secs:-300}))
+		limit=$((limit + ${secs:-300} * scale))
 	done
 	say "VM group $name ($hosts host(s)): $*"
-	"$here/vm/run.sh" -n "$hosts" -N "check-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" -- \
+	"$here/vm/run.sh" -n "$hosts" -N "check-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
+		-e "SRDMA_TIMEOUT_SCALE=$scale" -- \
 		"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
 	for ((i = 1; i <= hosts; i++)); do
 		out=build/vm/out/check-$name/host$i

@@ -15,6 +15,8 @@ die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 # newest version under /lib/modules that has both a build dir (headers) and a
 # matching /boot/vmlinuz, since the host kernel itself (no module support) is
 # not usable. KVER in the environment overrides, like the top-level Makefile.
+# The debug kernel (`make debug-kernel`, release ending in -srdma-debug) is
+# booted only when asked for by KVER.
 srdma_kver() {
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
@@ -22,7 +24,7 @@ srdma_kver() {
 	fi
 	local v best=
 	while read -r v; do
-		[ -n "$v" ] || continue
+		case "$v" in "" | *-srdma-debug) continue ;; esac
 		[ -d "/lib/modules/$v/build" ] && [ -r "/boot/vmlinuz-$v" ] && best=$v
 	done < <(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort -V)
 	[ -n "$best" ] || return 1

@@ -6,7 +6,11 @@
 # a test that passes while the kernel complains has not passed.
 set -uo pipefail
 
+# The debug kernel adds lockdep, hung-task, RCU-stall and kmemleak reports
+# (tools/vm/run-tests.sh appends kmemleak's findings to each test's log).
 pattern='Oops|BUG:|WARNING:|Call Trace|general protection|KASAN|UBSAN|refcount_t'
+pattern+='|INFO: task .* blocked for more than|rcu: INFO:|detected stalls|unreferenced object'
+pattern+='|possible circular locking|inconsistent lock state'
 hits=0
 for f in "$@"; do
 	[ -r "$f" ] || continue
