@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: own
+# timeout: 900
+# Teardown under load: while rping streams verified data over an sroce and
+# a siwarp connection (server side in a network namespace, over veth) and
+# half-open TCP connections sit on the iWARP listener without ever sending
+# MPA, tear things down: rmmod srdma, rdma link del, ip link del of the
+# netdev, ip netns del of the namespace holding the server's devices, and
+# QP destroy (the traffic processes killed mid-transfer). Each teardown must
+# finish once the users are gone, nothing may be left behind (rdma res,
+# devices), and srdma must unload at the end. The kernel log is scanned for
+# splats by make check. SRDMA_TEARDOWN_ROUNDS rounds per kind (default 3;
+# the issue's full run is 100).
+set -u
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/rdma_lib.sh
+. "$(dirname "$0")/rdma_lib.sh"
+
+tap_require_root
+tap_require_cmd rdma rping ip
+[ -n "${VM_HOST:-}" ] || [ -n "${SRDMA_TEST_NETDEV:-}" ] ||
+	tap_skip_all "not in a test VM (set SRDMA_TEST_NETDEV to run anyway)"
+ip netns list > /dev/null 2>&1 || tap_skip_all "no network namespace support"
+
+rounds=${SRDMA_TEARDOWN_ROUNDS:-3}
+ns=srdma_td
+roce_srv=10.91.1.2 iw_srv=10.91.2.2
+pids=()
+
+in_ns() { ip netns exec "$ns" "$@"; }
+
+stop_users() {
+	local p
+	for p in ${pids[@]+"${pids[@]}"}; do
+		kill -KILL -- "-$p" 2> /dev/null || kill -KILL "$p" 2> /dev/null
+	done
+	for p in ${pids[@]+"${pids[@]}"}; do
+		wait "$p" 2> /dev/null
+	done
+	pids=()
+}
+
+teardown_all() {
+	stop_users
+	ip netns del "$ns" 2> /dev/null
+	ip link del vethR0 2> /dev/null
+	ip link del vethI0 2> /dev/null
+	for d in roceA roceB iwA iwB; do
+		rdma_dev_exists "$d" && timeout 30 rdma link del "$d"
+	done
+	wait_for 30 bash -c '! ls /sys/class/infiniband | grep -Eq "^(roceA|roceB|iwA|iwB)$"'
+}
+tap_cleanup() { teardown_all; unload_srdma; }
+
+# Two veth pairs, the far ends in $ns: one carries RoCE, one iWARP, so
+# rdma_cm never has to choose between two devices on one netdev.
+topology() {
+	load_srdma || return 1
+	ip netns add "$ns" || return 1
+	ip -n "$ns" link set lo up
+	local kind a b dev i=1
+	for kind in R I; do
+		a=vethX0 b=vethX1
+		a=${a/X/$kind} b=${b/X/$kind}
+		ip link add "$a" type veth peer name "$b" || return 1
+		ip link set "$b" netns "$ns" || return 1
+		ip addr add "10.91.$i.1/24" dev "$a" && ip link set "$a" up || return 1
+		ip -n "$ns" addr add "10.91.$i.2/24" dev "$b" || return 1
+		ip -n "$ns" link set "$b" up || return 1
+		i=$((i + 1))
+	done
+	link_add roceA sroce vethR0 && link_add iwA siwarp vethI0 || return 1
+	in_ns rdma link add roceB type sroce netdev vethR1 || return 1
+	in_ns rdma link add iwB type siwarp netdev vethI1 || return 1
+	for dev in roceA roceB iwA iwB; do
+		wait_port_state "$dev" PORT_ACTIVE || return 1
+	done
+}
+
+iw_listening() { in_ns ss -ltn | grep -q "$iw_srv:7174"; }
+
+# Long verified rping streams both ways, plus half-open connections on the
+# iWARP listener (TCP connected, no MPA request ever).
+start_load() {
+	local srv
+	for srv in "$roce_srv" "$iw_srv"; do
+		in_ns setsid rping -s -P -a "$srv" -V -S 2048 -C 100000000 > /dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait_for 20 iw_listening || { echo "iWARP rping server not listening"; return 1; }
+	sleep 1
+	for srv in "$roce_srv" "$iw_srv"; do
+		setsid rping -c -a "$srv" -V -S 2048 -C 100000000 > "$TAP_LOGDIR/rping-$srv.log" 2>&1 &
+		pids+=($!)
+	done
+	setsid /usr/bin/python3 -c 'import socket, sys, time
+socks = []
+for _ in range(16):
+    s = socket.create_connection((sys.argv[1], 7174), timeout=10)
+    socks.append(s)
+time.sleep(3600)' "$iw_srv" > "$TAP_LOGDIR/halfopen.log" 2>&1 &
+	pids+=($!)
+	sleep 3
+	# every user still running: the streams are up, nothing failed yet
+	local p
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2> /dev/null || { echo "user $p exited early"; tail -n 5 "$TAP_LOGDIR"/rping-*.log; return 1; }
+	done
+}
+
+# A teardown command that blocks while user contexts are open: start it,
+# let it run against live traffic, then the users go; it must complete.
+teardown_while_busy() {
+	"$@" &
+	local tpid=$! rc=0
+	sleep 2
+	stop_users
+	wait_for 60 bash -c "! kill -0 $tpid 2> /dev/null" || { echo "teardown still blocked: $*"; return 1; }
+	wait "$tpid" || rc=$?
+	[ "$rc" = 0 ] || echo "teardown '$*' exited $rc"
+	return "$rc"
+}
+
+# rmmod refuses while verbs users hold the module (EBUSY), then succeeds
+# once they are gone; the half-open connections must not hold it.
+rmmod_round() {
+	topology && start_load || return 1
+	if timeout 30 rmmod srdma 2> /dev/null; then
+		echo "rmmod succeeded with users open"
+		return 1
+	fi
+	stop_users
+	ip netns del "$ns"
+	ip link del vethR0 2> /dev/null
+	ip link del vethI0 2> /dev/null
+	timeout 60 rmmod srdma || { echo "rmmod failed after the users left"; return 1; }
+}
+
+link_del_all() {
+	local d
+	for d in roceB iwB roceA iwA; do
+		timeout 90 rdma link del "$d" || return 1
+	done
+}
+
+link_del_round() {
+	topology && start_load || return 1
+	teardown_while_busy link_del_all || return 1
+	teardown_all
+}
+
+netdev_del_round() {
+	topology && start_load || return 1
+	teardown_while_busy bash -c 'ip link del vethR0 && ip link del vethI0' || return 1
+	wait_for 60 bash -c '! ls /sys/class/infiniband | grep -Eq "^(roceA|roceB|iwA|iwB)$"' || return 1
+	teardown_all
+}
+
+netns_del_round() {
+	topology && start_load || return 1
+	teardown_while_busy ip netns del "$ns" || return 1
+	# the namespace goes asynchronously; its devices go with its netdevs
+	wait_for 60 bash -c '! ls /sys/class/infiniband | grep -Eq "^(roceB|iwB)$"' ||
+		{ ls /sys/class/infiniband; return 1; }
+	teardown_all
+}
+
+qp_destroy_round() {
+	topology && start_load || return 1
+	stop_users
+	teardown_all
+}
+
+nothing_left() {
+	local d
+	for d in roceA roceB iwA iwB; do
+		rdma_dev_exists "$d" && { echo "$d still exists"; return 1; }
+	done
+	! ip netns list | grep -q "$ns" || { echo "netns $ns still exists"; return 1; }
+	return 0
+}
+
+rounds_of() { # FN
+	local i
+	for ((i = 1; i <= rounds; i++)); do
+		echo "round $i"
+		"$1" || { echo "round $i failed"; teardown_all; return 1; }
+		nothing_left || return 1
+	done
+}
+
+# a device still works after all of it: load, verified rping, unload
+still_works() {
+	topology || return 1
+	in_ns timeout 60 rping -s -a "$roce_srv" -V -C 50 -S 4000 > /dev/null 2>&1 &
+	local spid=$!
+	sleep 2
+	timeout 60 rping -c -a "$roce_srv" -V -C 50 -S 4000 || return 1
+	wait "$spid" || return 1
+	teardown_all
+	timeout 60 rmmod srdma
+}
+
+tap_plan 7
+STEP_TIMEOUT=$((rounds * 150))
+t "rmmod under load ($rounds rounds)" rounds_of rmmod_round
+t "rdma link del under load ($rounds rounds)" rounds_of link_del_round
+t "ip link del of the netdev under load ($rounds rounds)" rounds_of netdev_del_round
+t "ip netns del under load ($rounds rounds)" rounds_of netns_del_round
+t "QP destroy mid-transfer ($rounds rounds)" rounds_of qp_destroy_round
+STEP_TIMEOUT=180
+t "a fresh device still moves verified data, srdma unloads" still_works
+t "srdma not loaded" module_absent srdma
