@@ -230,12 +230,24 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 	return overflow;
 }
 
-/* How many WQEs user space (or post_send) added since the last fetch. */
-static u32 srdma_sq_new(struct srdma_qp *qp)
+/*
+ * How many WQEs user space (or post_send) added since the last fetch, at
+ * most the free slots: those from sq_cons to sq_fetch hold WQEs the
+ * transport may still be sending, and their kernel copies must not be
+ * fetched over. Returns false if the producer index claims more than
+ * that: it lapped its own WQEs in flight, which librxe never does.
+ */
+static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
 {
 	/* slot contents before the index: pairs with the producer */
-	return (smp_load_acquire(&qp->sq.q.buf->producer_index) -
-		qp->sq_fetch) & qp->sq.q.index_mask;
+	u32 prod = smp_load_acquire(&qp->sq.q.buf->producer_index);
+	u32 mask = qp->sq.q.index_mask;
+	u32 busy = qp->sq_fetch - qp->sq_cons;
+	u32 room = busy < mask ? mask - busy : 0;
+	u32 n = (prod - qp->sq_fetch) & mask;
+
+	*count = min(n, room);
+	return n <= room;
 }
 
 /*
@@ -259,7 +271,14 @@ void srdma_sq_run(struct srdma_qp *qp)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return;
 	}
-	prod = srdma_sq_new(qp);
+	if (!srdma_sq_new(qp, &prod)) {
+		/* a user error: fetch nothing of it, flush what is queued */
+		ibdev_dbg(&qp_dev(qp)->ibdev,
+			  "QP %u: SQ producer index lapped its WQEs in flight\n",
+			  qp->ibqp.qp_num);
+		prod = 0;
+		fatal = true;
+	}
 	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		bool local;
@@ -352,7 +371,8 @@ void srdma_flush(struct srdma_qp *qp)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return;
 	}
-	prod = srdma_sq_new(qp);
+	/* a lapped producer: flush what fits, the rest at the next doorbell */
+	srdma_sq_new(qp, &prod);
 	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		const struct rxe_send_wqe *slot =
