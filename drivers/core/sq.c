@@ -334,11 +334,18 @@ static void srdma_flush_rq(struct srdma_qp *qp)
 {
 	struct rxe_queue_buf *buf = qp->rq.q.buf;
 	unsigned long flags;
+	u32 prod, n;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	/* slot contents before the index: pairs with the producer */
-	while (qp->rq_cons != (smp_load_acquire(&buf->producer_index) &
-			       qp->rq.q.index_mask)) {
+	/*
+	 * Read the producer once: one that user space keeps moving must not
+	 * hold us here with interrupts off. At most a ring's worth of slots;
+	 * what was posted meanwhile is flushed by the next post_recv.
+	 * Slot contents before the index: pairs with the producer.
+	 */
+	prod = smp_load_acquire(&buf->producer_index);
+	n = (prod - qp->rq_cons) & qp->rq.q.index_mask;
+	while (n--) {
 		const struct rxe_recv_wqe *r =
 			srdma_queue_addr(&qp->rq.q, qp->rq_cons);
 		struct ib_wc wc = {
