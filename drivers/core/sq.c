@@ -408,16 +408,38 @@ void srdma_flush(struct srdma_qp *qp)
 }
 
 /*
+ * Copy the receive WQE in ring slot @r, each field read once. One with
+ * more SGEs than the ring was made for was written past librxe, which
+ * refuses it at post time: it is taken with no SGEs at all, so that a
+ * message with any payload fails on it with a local length error (and
+ * the QP goes to error) instead of landing in a list cut short.
+ */
+void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
+			 struct rxe_recv_wqe *out, struct ib_sge *sge)
+{
+	u32 i, n = READ_ONCE(r->dma.num_sge);
+
+	out->wr_id = READ_ONCE(r->wr_id);
+	if (n > max_sge)
+		n = 0;
+	out->dma.num_sge = n;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
+		sge[i].length = READ_ONCE(r->dma.sge[i].length);
+		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
+	}
+}
+
+/*
  * For the transports: take the next posted receive, copied and checked.
- * Returns false when the receive queue is empty.
+ * @sge has room for SRDMA_MAX_SGE entries. Returns false when the
+ * receive queue is empty.
  */
 bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		  struct ib_sge *sge)
 {
 	struct rxe_queue_buf *buf = qp->rq.q.buf;
-	const struct rxe_recv_wqe *r;
 	unsigned long flags;
-	u32 i, n;
 
 	if (qp->srq)
 		return srdma_srq_pop(qp->srq, out, sge);
@@ -429,15 +451,8 @@ bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return false;
 	}
-	r = srdma_queue_addr(&qp->rq.q, qp->rq_cons);
-	out->wr_id = READ_ONCE(r->wr_id);
-	n = min_t(u32, READ_ONCE(r->dma.num_sge), qp->rq.max_sge);
-	out->dma.num_sge = n;
-	for (i = 0; i < n; i++) {
-		sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
-		sge[i].length = READ_ONCE(r->dma.sge[i].length);
-		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
-	}
+	srdma_recv_wqe_copy(srdma_queue_addr(&qp->rq.q, qp->rq_cons),
+			    qp->rq.max_sge, out, sge);
 	qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
 	/* done with the slot before the producer may reuse it */
 	smp_store_release(&buf->consumer_index, qp->rq_cons);
