@@ -153,6 +153,12 @@ int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 	unsigned long flags;
 	int n = 0;
 
+	/*
+	 * Kernel CQs only: a user CQ's slots hold struct ib_uverbs_wc for
+	 * librxe, and ib_uverbs never polls them (POLL_CQ is not enabled).
+	 */
+	if (cq->is_user)
+		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num) {
 		u32 cons = buf->consumer_index & cq->q.index_mask;
@@ -205,13 +211,14 @@ int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		return err;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	count = srdma_cq_count(cq);
+	/* the consumer index once: count and copy agree on where to start */
+	cons = srdma_cq_cons(cq);
+	count = (cq->prod - cons) & cq->q.index_mask;
 	if (count > nq.index_mask) {
 		spin_unlock_irqrestore(&cq->lock, flags);
 		srdma_queue_fini(&nq);
 		return -EINVAL;
 	}
-	cons = srdma_cq_cons(cq);
 	for (i = 0; i < count; i++)
 		memcpy(srdma_queue_addr(&nq, i),
 		       srdma_queue_addr(&cq->q, cons + i), cq->q.elem_size);

@@ -10,8 +10,9 @@ static int srdma_write_send_wqe(struct srdma_qp *qp, const struct ib_send_wr *wr
 				struct rxe_send_wqe *slot)
 {
 	struct rxe_send_wr *k = &slot->wr;
-	u32 i, length = 0;
+	u64 length = 0;		/* 32 SGEs of 4 GiB must not wrap */
 	u8 *inl;
+	u32 i;
 
 	if (wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;

@@ -230,12 +230,24 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 	return overflow;
 }
 
-/* How many WQEs user space (or post_send) added since the last fetch. */
-static u32 srdma_sq_new(struct srdma_qp *qp)
+/*
+ * How many WQEs user space (or post_send) added since the last fetch, at
+ * most the free slots: those from sq_cons to sq_fetch hold WQEs the
+ * transport may still be sending, and their kernel copies must not be
+ * fetched over. Returns false if the producer index claims more than
+ * that: it lapped its own WQEs in flight, which librxe never does.
+ */
+static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
 {
 	/* slot contents before the index: pairs with the producer */
-	return (smp_load_acquire(&qp->sq.q.buf->producer_index) -
-		qp->sq_fetch) & qp->sq.q.index_mask;
+	u32 prod = smp_load_acquire(&qp->sq.q.buf->producer_index);
+	u32 mask = qp->sq.q.index_mask;
+	u32 busy = qp->sq_fetch - qp->sq_cons;
+	u32 room = busy < mask ? mask - busy : 0;
+	u32 n = (prod - qp->sq_fetch) & mask;
+
+	*count = min(n, room);
+	return n <= room;
 }
 
 /*
@@ -259,7 +271,14 @@ void srdma_sq_run(struct srdma_qp *qp)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return;
 	}
-	prod = srdma_sq_new(qp);
+	if (!srdma_sq_new(qp, &prod)) {
+		/* a user error: fetch nothing of it, flush what is queued */
+		ibdev_dbg(&qp_dev(qp)->ibdev,
+			  "QP %u: SQ producer index lapped its WQEs in flight\n",
+			  qp->ibqp.qp_num);
+		prod = 0;
+		fatal = true;
+	}
 	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		bool local;
@@ -315,11 +334,18 @@ static void srdma_flush_rq(struct srdma_qp *qp)
 {
 	struct rxe_queue_buf *buf = qp->rq.q.buf;
 	unsigned long flags;
+	u32 prod, n;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	/* slot contents before the index: pairs with the producer */
-	while (qp->rq_cons != (smp_load_acquire(&buf->producer_index) &
-			       qp->rq.q.index_mask)) {
+	/*
+	 * Read the producer once: one that user space keeps moving must not
+	 * hold us here with interrupts off. At most a ring's worth of slots;
+	 * what was posted meanwhile is flushed by the next post_recv.
+	 * Slot contents before the index: pairs with the producer.
+	 */
+	prod = smp_load_acquire(&buf->producer_index);
+	n = (prod - qp->rq_cons) & qp->rq.q.index_mask;
+	while (n--) {
 		const struct rxe_recv_wqe *r =
 			srdma_queue_addr(&qp->rq.q, qp->rq_cons);
 		struct ib_wc wc = {
@@ -352,7 +378,8 @@ void srdma_flush(struct srdma_qp *qp)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return;
 	}
-	prod = srdma_sq_new(qp);
+	/* a lapped producer: flush what fits, the rest at the next doorbell */
+	srdma_sq_new(qp, &prod);
 	while (prod--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		const struct rxe_send_wqe *slot =
@@ -381,16 +408,38 @@ void srdma_flush(struct srdma_qp *qp)
 }
 
 /*
+ * Copy the receive WQE in ring slot @r, each field read once. One with
+ * more SGEs than the ring was made for was written past librxe, which
+ * refuses it at post time: it is taken with no SGEs at all, so that a
+ * message with any payload fails on it with a local length error (and
+ * the QP goes to error) instead of landing in a list cut short.
+ */
+void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
+			 struct rxe_recv_wqe *out, struct ib_sge *sge)
+{
+	u32 i, n = READ_ONCE(r->dma.num_sge);
+
+	out->wr_id = READ_ONCE(r->wr_id);
+	if (n > max_sge)
+		n = 0;
+	out->dma.num_sge = n;
+	for (i = 0; i < n; i++) {
+		sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
+		sge[i].length = READ_ONCE(r->dma.sge[i].length);
+		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
+	}
+}
+
+/*
  * For the transports: take the next posted receive, copied and checked.
- * Returns false when the receive queue is empty.
+ * @sge has room for SRDMA_MAX_SGE entries. Returns false when the
+ * receive queue is empty.
  */
 bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		  struct ib_sge *sge)
 {
 	struct rxe_queue_buf *buf = qp->rq.q.buf;
-	const struct rxe_recv_wqe *r;
 	unsigned long flags;
-	u32 i, n;
 
 	if (qp->srq)
 		return srdma_srq_pop(qp->srq, out, sge);
@@ -402,15 +451,8 @@ bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return false;
 	}
-	r = srdma_queue_addr(&qp->rq.q, qp->rq_cons);
-	out->wr_id = READ_ONCE(r->wr_id);
-	n = min_t(u32, READ_ONCE(r->dma.num_sge), qp->rq.max_sge);
-	out->dma.num_sge = n;
-	for (i = 0; i < n; i++) {
-		sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
-		sge[i].length = READ_ONCE(r->dma.sge[i].length);
-		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
-	}
+	srdma_recv_wqe_copy(srdma_queue_addr(&qp->rq.q, qp->rq_cons),
+			    qp->rq.max_sge, out, sge);
 	qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
 	/* done with the slot before the producer may reuse it */
 	smp_store_release(&buf->consumer_index, qp->rq_cons);

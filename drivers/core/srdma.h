@@ -601,6 +601,8 @@ int srdma_swqe_alloc(struct srdma_qp *qp);
 void srdma_swqe_free(struct srdma_qp *qp);
 bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		  struct ib_sge *sge);
+void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
+			 struct rxe_recv_wqe *out, struct ib_sge *sge);
 
 /* roce/roce.c and iwarp/iwarp.c: */
 extern const struct srdma_transport srdma_roce_transport;

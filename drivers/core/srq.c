@@ -205,29 +205,26 @@ int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
 		   struct ib_sge *sge)
 {
-	const struct rxe_recv_wqe *r;
 	unsigned long flags;
 	bool limit_hit = false;
-	u32 i, n;
+	u32 count;
 
 	spin_lock_irqsave(&srq->cons_lock, flags);
-	if (!srdma_srq_count(srq)) {
+	/*
+	 * The producer index is read once: the limit below is judged on the
+	 * count this pop saw, not on one user space moved meanwhile.
+	 */
+	count = srdma_srq_count(srq);
+	if (!count) {
 		spin_unlock_irqrestore(&srq->cons_lock, flags);
 		return false;
 	}
-	r = srdma_queue_addr(&srq->rq.q, srq->cons);
-	out->wr_id = READ_ONCE(r->wr_id);
-	n = min_t(u32, READ_ONCE(r->dma.num_sge), srq->rq.max_sge);
-	out->dma.num_sge = n;
-	for (i = 0; i < n; i++) {
-		sge[i].addr = READ_ONCE(r->dma.sge[i].addr);
-		sge[i].length = READ_ONCE(r->dma.sge[i].length);
-		sge[i].lkey = READ_ONCE(r->dma.sge[i].lkey);
-	}
+	srdma_recv_wqe_copy(srdma_queue_addr(&srq->rq.q, srq->cons),
+			    srq->rq.max_sge, out, sge);
 	srq->cons = (srq->cons + 1) & srq->rq.q.index_mask;
 	/* done with the slot before the producer may reuse it */
 	smp_store_release(&srq->rq.q.buf->consumer_index, srq->cons);
-	if (srq->limit && srdma_srq_count(srq) < srq->limit) {
+	if (srq->limit && count - 1 < srq->limit) {
 		srq->limit = 0;		/* one event per arming */
 		limit_hit = true;
 	}
