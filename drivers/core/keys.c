@@ -2,16 +2,24 @@
 /*
  * The memory-key table, shared by both transports. A key is
  * (index << 8 | byte): the index finds the object in an xarray, the byte
- * is a per-registration generation (or the consumer's key byte after a
- * fast-register or MW bind), so a stale key never matches a new object.
+ * is random for a new registration (or the consumer's key byte after a
+ * fast-register or MW bind), so a stale key does not match a new object.
+ * Indices are handed out cyclically from a random start with random gaps:
+ * an index comes back only after the cursor went round all 2^24 of them
+ * (millions of registrations later, with a new random byte), and the
+ * neighbours of a key that a peer was given are not simply the next ones.
  *
  * Lookups take no lock: RCU keeps the object's memory alive while a
  * reference is taken; removal waits for the last in-flight reference.
  * srdma_mem_check() is the one place where every access is checked.
  */
+#include <linux/random.h>
+
 #include "srdma.h"
 
 #define SRDMA_KEY_INDEX_MAX	((1U << 24) - 1)
+/* gaps of 0..15: unguessable neighbours, still dense xarray nodes */
+#define SRDMA_KEY_GAP_MASK	15
 
 struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp)
 {
@@ -38,25 +46,45 @@ void srdma_mem_free(struct srdma_mem *mem)
 	kfree_rcu(mem, rcu);
 }
 
+/* Where the next index is looked for: a random gap after the last one. */
+static void srdma_key_next(struct srdma_dev *dev)
+{
+	u32 next = dev->next_key_index;
+
+	if (!next)
+		next = get_random_u32() % SRDMA_KEY_INDEX_MAX + 1;
+	else
+		next += get_random_u8() & SRDMA_KEY_GAP_MASK;
+	if (next > SRDMA_KEY_INDEX_MAX)
+		next = 1;
+	dev->next_key_index = next;
+}
+
 int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem)
 {
 	u32 index;
 	int err;
 
-	err = xa_alloc_cyclic(&dev->keys, &index, mem,
-			      XA_LIMIT(1, SRDMA_KEY_INDEX_MAX),
-			      &dev->next_key_index, GFP_KERNEL);
-	if (err < 0)
-		return err;
-	WRITE_ONCE(mem->key, index << 8 |
-		   (atomic_inc_return(&dev->key_gen) & 0xff));
-	return 0;
+	xa_lock_irq(&dev->keys);
+	srdma_key_next(dev);
+	/* reserve the index, so that the key is set before lookups see it */
+	err = __xa_alloc_cyclic(&dev->keys, &index, NULL,
+				XA_LIMIT(1, SRDMA_KEY_INDEX_MAX),
+				&dev->next_key_index, GFP_KERNEL);
+	if (err >= 0) {
+		mem->key = index << 8 | get_random_u8();
+		err = xa_err(__xa_store(&dev->keys, index, mem, GFP_KERNEL));
+		if (err)
+			__xa_erase(&dev->keys, index);
+	}
+	xa_unlock_irq(&dev->keys);
+	return err < 0 ? err : 0;
 }
 
 /* Unpublish the key and wait until no transport still uses it. */
 void srdma_key_remove(struct srdma_dev *dev, struct srdma_mem *mem)
 {
-	xa_erase(&dev->keys, mem->key >> 8);
+	xa_erase_irq(&dev->keys, mem->key >> 8);
 	srdma_mem_put(mem);
 	wait_for_completion(&mem->released);
 }

@@ -133,8 +133,7 @@ struct srdma_dev {
 	struct xarray keys;		/* key index -> srdma_mem, RCU */
 	struct xarray ahs;		/* ah_num -> ah */
 	u32 next_qpn;
-	u32 next_key_index;
-	atomic_t key_gen;		/* low byte of each new key */
+	u32 next_key_index;		/* under the keys xa_lock */
 	atomic_t srq_seq;
 
 	/* RoCE multicast groups (roce/mcast.c), read under RCU */
