@@ -148,7 +148,9 @@ struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 /*
  * PD and access change in place (the key stays); a new translation
- * gets a new MR, which ib_uverbs swaps in for the old one.
+ * gets a new MR, which ib_uverbs swaps in for the old one. So does write
+ * access added to memory that was pinned for reading only: it must be
+ * pinned again, for writing (ib_umem_get decides how to pin by access).
  */
 struct ib_mr *srdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
@@ -179,6 +181,10 @@ struct ib_mr *srdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 					 udata);
 	if ((access ^ mem->access) & IB_ZERO_BASED)
 		return ERR_PTR(-EINVAL);
+	if (ib_access_writable(access) && !mr->umem->writable)
+		return srdma_reg_user_mr(ibpd, mr->umem->address,
+					 mr->umem->length, mem->iova, access,
+					 udata);
 
 	/* a bind may have come in meanwhile: decide under the MR's lock */
 	write_lock_irqsave(&mem->lock, irqflags);
