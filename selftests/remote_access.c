@@ -4,6 +4,8 @@
  * other; the "remote" buffer is registered with the access a case needs,
  * filled with a pattern, and must come out of every refused access
  * unchanged while the requester gets the right completion error.
+ * Memory windows (bound on the responder QP) and invalidation too, and
+ * that successive keys are not sequential.
  *
  * Environment: SRDMA_DEV (default sroce0) and SRDMA_GID (GID index of a
  * RoCE v2 address of that device, default 1).
@@ -297,6 +299,187 @@ TEST_F(ra, deregistered_mr)
 	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self), rkey, 64));
 	ASSERT_TRUE(remote_untouched(self));
+}
+
+/* Wait for the next completion of @qp (others are dropped); its status. */
+static int wait_wc(FIXTURE_DATA(ra) *self, struct ibv_qp *qp)
+{
+	struct timespec t0, t;
+	struct ibv_wc wc;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = ibv_poll_cq(self->cq, 1, &wc);
+		if (n > 0 && wc.qp_num == qp->qp_num)
+			return wc.status;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < POLL_MS);
+	return -ETIMEDOUT;
+}
+
+/* Post a type 2 bind (or @mw's invalidation when !@bind) on the responder. */
+static int resp_mw_op(FIXTURE_DATA(ra) *self, struct ibv_mw *mw, int bind,
+		      uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 2,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	int err;
+
+	if (bind) {
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.mw = mw;
+		wr.bind_mw.rkey = rkey;
+		wr.bind_mw.bind_info.mr = self->rmr;
+		wr.bind_mw.bind_info.addr = (uintptr_t)self->remote;
+		wr.bind_mw.bind_info.length = BUF_LEN;
+		wr.bind_mw.bind_info.mw_access_flags = ALL_REMOTE;
+	} else {
+		wr.opcode = IBV_WR_LOCAL_INV;
+		wr.invalidate_rkey = rkey;
+	}
+	err = ibv_post_send(self->resp, &wr, &bad);
+	if (err)
+		return -err;
+	return wait_wc(self, self->resp);
+}
+
+/*
+ * A window is a key like any other, until it is invalidated: then every
+ * access through it fails with a protection error and the memory under
+ * it is untouched. Each case proves the window worked first.
+ */
+static int mw_type2_bound(FIXTURE_DATA(ra) *self,
+			  struct __test_metadata *_metadata,
+			  struct ibv_mw **mw, uint32_t *rkey)
+{
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE |
+				   IBV_ACCESS_MW_BIND));
+	*mw = ibv_alloc_mw(self->pd, IBV_MW_TYPE_2);
+	if (!*mw)
+		SKIP(return 0, "no type 2 memory windows");
+	*rkey = ibv_inc_rkey((*mw)->rkey);
+	ASSERT_EQ(IBV_WC_SUCCESS, resp_mw_op(self, *mw, 1, *rkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+					 *rkey, 64));
+	ASSERT_EQ(0, memcmp(self->remote, self->local, 64));
+	memset(self->remote, PATTERN, BUF_LEN);
+	ASSERT_EQ(IBV_WC_SUCCESS, resp_mw_op(self, *mw, 0, *rkey));
+	return 1;
+}
+
+TEST_F(ra, write_through_invalidated_window)
+{
+	struct ibv_mw *mw = NULL;
+	uint32_t rkey = 0;
+
+	if (!mw_type2_bound(self, _metadata, &mw, &rkey))
+		return;
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self), rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+	ibv_dealloc_mw(mw);
+}
+
+TEST_F(ra, read_through_invalidated_window)
+{
+	struct ibv_mw *mw = NULL;
+	uint32_t rkey = 0;
+
+	if (!mw_type2_bound(self, _metadata, &mw, &rkey))
+		return;
+	memset(self->local, 0x5a, BUF_LEN);
+	/* several packets at MTU 1024: none may come back */
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_READ, RADDR(self), rkey, BUF_LEN));
+	ASSERT_EQ(0x5a, self->local[0]);
+	ASSERT_EQ(0x5a, self->local[BUF_LEN - 1]);
+	ASSERT_TRUE(remote_untouched(self));
+	ibv_dealloc_mw(mw);
+}
+
+/* A type 1 window unbound by a zero-length bind refuses its old key. */
+TEST_F(ra, write_through_unbound_window)
+{
+	struct ibv_mw_bind bind = { .wr_id = 3, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_mw *mw;
+	uint32_t rkey;
+
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE |
+				   IBV_ACCESS_MW_BIND));
+	mw = ibv_alloc_mw(self->pd, IBV_MW_TYPE_1);
+	if (!mw)
+		SKIP(return, "no type 1 memory windows");
+	bind.bind_info.mr = self->rmr;
+	bind.bind_info.addr = (uintptr_t)self->remote;
+	bind.bind_info.length = BUF_LEN;
+	bind.bind_info.mw_access_flags = ALL_REMOTE;
+	ASSERT_EQ(0, ibv_bind_mw(self->resp, mw, &bind));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait_wc(self, self->resp));
+	rkey = mw->rkey;
+	ASSERT_EQ(IBV_WC_SUCCESS, one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+					 rkey, 64));
+	ASSERT_EQ(0, memcmp(self->remote, self->local, 64));
+	memset(self->remote, PATTERN, BUF_LEN);
+
+	memset(&bind.bind_info, 0, sizeof(bind.bind_info));
+	ASSERT_EQ(0, ibv_bind_mw(self->resp, mw, &bind));
+	ASSERT_EQ(IBV_WC_SUCCESS, wait_wc(self, self->resp));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self), rkey, 64));
+	ASSERT_TRUE(remote_untouched(self));
+	ibv_dealloc_mw(mw);
+}
+
+/* An MR with a window bound to it cannot be deregistered. */
+TEST_F(ra, dereg_with_bound_window)
+{
+	struct ibv_mw *mw = NULL;
+	uint32_t rkey = 0;
+
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE |
+				   IBV_ACCESS_MW_BIND));
+	mw = ibv_alloc_mw(self->pd, IBV_MW_TYPE_2);
+	if (!mw)
+		SKIP(return, "no type 2 memory windows");
+	rkey = ibv_inc_rkey(mw->rkey);
+	ASSERT_EQ(IBV_WC_SUCCESS, resp_mw_op(self, mw, 1, rkey));
+	ASSERT_NE(0, ibv_dereg_mr(self->rmr));
+	ASSERT_EQ(IBV_WC_SUCCESS, resp_mw_op(self, mw, 0, rkey));
+	ASSERT_EQ(0, ibv_dealloc_mw(mw));
+}
+
+/*
+ * Keys must not be guessable from one another: before, each new key was
+ * the last one plus 0x101 (next index, next key byte).
+ */
+#define NKEYS 16
+TEST_F(ra, keys_not_sequential)
+{
+	struct ibv_mr *mr[NKEYS];
+	int i, next_index = 0, next_byte = 0, same = 0;
+
+	for (i = 0; i < NKEYS; i++) {
+		mr[i] = ibv_reg_mr(self->pd, self->remote, BUF_LEN,
+				   IBV_ACCESS_REMOTE_READ);
+		ASSERT_NE(NULL, mr[i]);
+	}
+	for (i = 1; i < NKEYS; i++) {
+		uint32_t a = mr[i - 1]->rkey, b = mr[i]->rkey;
+
+		next_index += (b >> 8) == (a >> 8) + 1;
+		next_byte += (uint8_t)b == (uint8_t)(a + 1);
+		same += (uint8_t)b == (uint8_t)a;
+	}
+	for (i = 0; i < NKEYS; i++)
+		ibv_dereg_mr(mr[i]);
+	/* by chance: ~1 in 16 and 1 in 256 per pair */
+	EXPECT_LT(next_index, NKEYS / 2) TH_LOG("%d of %d", next_index, NKEYS - 1);
+	EXPECT_LT(next_byte, NKEYS / 2) TH_LOG("%d of %d", next_byte, NKEYS - 1);
+	EXPECT_LT(same, NKEYS / 2) TH_LOG("%d of %d", same, NKEYS - 1);
 }
 
 /* librxe refuses a misaligned atomic at post time, before the wire. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: shared
 # The remote access rules (wrong rkey, rkey of another PD, out of bounds,
-# missing REMOTE_WRITE/READ/ATOMIC, deregistered MR, misaligned atomic):
+# missing REMOTE_WRITE/READ/ATOMIC, deregistered MR, misaligned atomic,
+# invalidated or unbound memory windows, keys that must not be sequential):
 # remote_access.c (kselftest harness + libibverbs) on an sroce device; its
 # TAP output is this test's.
 set -u

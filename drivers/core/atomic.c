@@ -37,11 +37,14 @@ static u64 srdma_masked_add(u64 a, u64 b, u64 mask)
 int srdma_atomic_op(struct srdma_mem *mem, u64 va,
 		    const struct srdma_atomic_args *args, u64 *orig)
 {
+	unsigned long flags;
 	u64 old, val;
 	int err;
 
 	spin_lock_bh(&srdma_atomic_lock);
-	err = srdma_mem_copy(mem, va, &old, 8, SRDMA_FROM_MEM);
+	/* read and write under one hold: an invalidation sees both or none */
+	read_lock_irqsave(&mem->lock, flags);
+	err = srdma_mem_copy_locked(mem, va, &old, 8, SRDMA_FROM_MEM);
 	if (err)
 		goto out;
 	if (args->cmp_swap) {
@@ -53,9 +56,10 @@ int srdma_atomic_op(struct srdma_mem *mem, u64 va,
 	} else {
 		val = srdma_masked_add(old, args->swap_add, args->swap_mask);
 	}
-	err = srdma_mem_copy(mem, va, &val, 8, SRDMA_TO_MEM);
+	err = srdma_mem_copy_locked(mem, va, &val, 8, SRDMA_TO_MEM);
 	*orig = old;
 out:
+	read_unlock_irqrestore(&mem->lock, flags);
 	spin_unlock_bh(&srdma_atomic_lock);
 	return err;
 }
@@ -63,10 +67,12 @@ out:
 /* IBTA 1.5 ATOMIC WRITE: eight bytes stored as one, among the atomics. */
 int srdma_atomic_store(struct srdma_mem *mem, u64 va, const void *src)
 {
+	u64 val;
 	int err;
 
+	memcpy(&val, src, sizeof(val));
 	spin_lock_bh(&srdma_atomic_lock);
-	err = srdma_mem_copy(mem, va, (void *)src, 8, SRDMA_TO_MEM);
+	err = srdma_mem_copy(mem, va, &val, sizeof(val), SRDMA_TO_MEM);
 	spin_unlock_bh(&srdma_atomic_lock);
 	return err;
 }

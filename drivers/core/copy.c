@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Moving bytes between a checked memory key and a kernel buffer. The
- * range must already have passed srdma_mem_check(); this walks the MR's
- * page list one page (or fast-register page) at a time.
+ * Moving bytes between a checked memory key and a kernel buffer. Each copy
+ * re-checks the key's state and range under its lock (keys.c: what "in
+ * flight" means), then walks the MR's page list one page (or
+ * fast-register page) at a time.
  */
 #include <linux/highmem.h>
 
@@ -17,16 +18,11 @@ static void srdma_copy_chunk(void *va, void *buf, size_t n,
 		memcpy(buf, va, n);
 }
 
-int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
-		   enum srdma_copy_dir dir)
+/* Walk the page list of MR @mem; the range is already checked. */
+static int srdma_copy_pages(const struct srdma_mem *mem, u64 iova, void *buf,
+			    u64 length, enum srdma_copy_dir dir)
 {
 	u64 off, page_size;
-
-	/* a window addresses its MR's memory with the MR's iova */
-	if (mem->type == SRDMA_MEM_MW)
-		mem = mem->mr;
-	if (!mem)
-		return -EINVAL;
 
 	if (mem->type == SRDMA_MEM_DMA) {
 		srdma_copy_chunk((void *)(uintptr_t)iova, buf, length, dir);
@@ -56,6 +52,44 @@ int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 		length -= n;
 	}
 	return 0;
+}
+
+/*
+ * Copy with mem->lock held for reading: the key must still be valid and
+ * cover the range, or nothing is touched (-EINVAL once invalidated).
+ */
+int srdma_mem_copy_locked(struct srdma_mem *mem, u64 iova, void *buf,
+			  u64 length, enum srdma_copy_dir dir)
+{
+	if (mem->state != SRDMA_MEM_VALID)
+		return -EINVAL;
+	if (!srdma_mem_in_range(mem, iova, length))
+		return -ERANGE;
+	/*
+	 * A window addresses its MR's memory with the MR's iova. The bound
+	 * MR cannot be invalidated, deregistered or re-registered while the
+	 * window holds it, and it is unbound only under our lock.
+	 */
+	if (mem->type == SRDMA_MEM_MW)
+		mem = mem->mr;
+	return srdma_copy_pages(mem, iova, buf, length, dir);
+}
+
+/*
+ * Copy between a checked memory key and @buf. This is one access in
+ * flight: an invalidation of @mem waits for it, and it fails once @mem
+ * was invalidated (the caller ends the operation with a protection error).
+ */
+int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
+		   enum srdma_copy_dir dir)
+{
+	unsigned long flags;
+	int err;
+
+	read_lock_irqsave(&mem->lock, flags);
+	err = srdma_mem_copy_locked(mem, iova, buf, length, dir);
+	read_unlock_irqrestore(&mem->lock, flags);
+	return err;
 }
 
 /*

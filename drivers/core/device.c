@@ -183,10 +183,9 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
-	xa_init_flags(&dev->keys, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	dev->next_qpn = SRDMA_FIRST_QPN;
-	get_random_bytes(&dev->key_gen, sizeof(dev->key_gen));
 	dev->last_state = srdma_port_state(dev);
 
 	ibdev->node_type = tp->kind == SRDMA_ROCE ? RDMA_NODE_IB_CA :

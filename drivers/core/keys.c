@@ -2,16 +2,39 @@
 /*
  * The memory-key table, shared by both transports. A key is
  * (index << 8 | byte): the index finds the object in an xarray, the byte
- * is a per-registration generation (or the consumer's key byte after a
- * fast-register or MW bind), so a stale key never matches a new object.
+ * is random for a new registration (or the consumer's key byte after a
+ * fast-register or MW bind), so a stale key does not match a new object.
+ * Indices are handed out cyclically from a random start with random gaps:
+ * an index comes back only after the cursor went round all 2^24 of them
+ * (millions of registrations later, with a new random byte), and the
+ * neighbours of a key that a peer was given are not simply the next ones.
  *
- * Lookups take no lock: RCU keeps the object's memory alive while a
- * reference is taken; removal waits for the last in-flight reference.
- * srdma_mem_check() is the one place where every access is checked.
+ * Lifetime and invalidation ("in flight" defined):
+ * - A lookup takes a reference under RCU. A reference keeps the struct
+ *   alive, nothing more: the last put frees it (after an RCU grace
+ *   period), so removal never waits for a peer that holds a key.
+ * - Every key check and every copy holds mem->lock for reading and
+ *   checks the state (and bounds) under it; invalidation, deregistration
+ *   and unbinding take it for writing. So an access in flight is one
+ *   copy (one packet's bytes, at most an MTU or FPDU): an invalidation
+ *   completes after the copies already under way and every later copy
+ *   through a reference taken before it fails, with the memory untouched.
+ *   Nothing sleeps under the lock; it is taken with interrupts off
+ *   because binds and local invalidates run under the QP's state lock.
+ * - A reference from before an invalidation must never see the key made
+ *   valid again (a re-bind or fast-register with new pages): an object
+ *   that still has holders when it would be made valid again is replaced
+ *   in the table by a fresh one (srdma_mem_replace) and stays dead.
+ * The table's xa_lock is taken with interrupts off: a kernel ULP may post
+ * a bind or fast-register (which can replace an object) from any context.
  */
+#include <linux/random.h>
+
 #include "srdma.h"
 
 #define SRDMA_KEY_INDEX_MAX	((1U << 24) - 1)
+/* gaps of 0..15: unguessable neighbours, still dense xarray nodes */
+#define SRDMA_KEY_GAP_MASK	15
 
 struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp)
 {
@@ -19,23 +42,36 @@ struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp)
 
 	if (!mem)
 		return NULL;
+	rwlock_init(&mem->lock);
 	mem->type = type;
 	mem->state = SRDMA_MEM_INVALID;
 	refcount_set(&mem->ref, 1);	/* the table's reference */
-	init_completion(&mem->released);
 	atomic_set(&mem->bound_mws, 0);
 	mem->page_shift = PAGE_SHIFT;
 	return mem;
 }
 
-/* Only after srdma_key_remove() or if the key was never added. */
+/* The last reference is gone, or the object was never published. */
 void srdma_mem_free(struct srdma_mem *mem)
 {
+	/* a fast-register page list belongs to its srdma_mr */
 	if (mem->type == SRDMA_MEM_USER)
 		kvfree(mem->pages);
-	else if (mem->type == SRDMA_MEM_FAST)
-		kfree(mem->kvas);
 	kfree_rcu(mem, rcu);
+}
+
+/* Where the next index is looked for: a random gap after the last one. */
+static void srdma_key_next(struct srdma_dev *dev)
+{
+	u32 next = dev->next_key_index;
+
+	if (!next)
+		next = get_random_u32() % SRDMA_KEY_INDEX_MAX + 1;
+	else
+		next += get_random_u8() & SRDMA_KEY_GAP_MASK;
+	if (next > SRDMA_KEY_INDEX_MAX)
+		next = 1;
+	dev->next_key_index = next;
 }
 
 int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem)
@@ -43,69 +79,117 @@ int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem)
 	u32 index;
 	int err;
 
-	err = xa_alloc_cyclic(&dev->keys, &index, mem,
-			      XA_LIMIT(1, SRDMA_KEY_INDEX_MAX),
-			      &dev->next_key_index, GFP_KERNEL);
-	if (err < 0)
-		return err;
-	WRITE_ONCE(mem->key, index << 8 |
-		   (atomic_inc_return(&dev->key_gen) & 0xff));
-	return 0;
+	xa_lock_irq(&dev->keys);
+	srdma_key_next(dev);
+	/* reserve the index, so that the key is set before lookups see it */
+	err = __xa_alloc_cyclic(&dev->keys, &index, NULL,
+				XA_LIMIT(1, SRDMA_KEY_INDEX_MAX),
+				&dev->next_key_index, GFP_KERNEL);
+	if (err >= 0) {
+		mem->key = index << 8 | get_random_u8();
+		err = xa_err(__xa_store(&dev->keys, index, mem, GFP_KERNEL));
+		if (err)
+			__xa_erase(&dev->keys, index);
+	}
+	xa_unlock_irq(&dev->keys);
+	return err < 0 ? err : 0;
 }
 
-/* Unpublish the key and wait until no transport still uses it. */
+/*
+ * Unpublish @mem, which the caller made SRDMA_MEM_DEAD under its lock,
+ * and drop the table's reference. Holders keep the struct until they
+ * put it; their copies already fail.
+ */
 void srdma_key_remove(struct srdma_dev *dev, struct srdma_mem *mem)
 {
-	xa_erase(&dev->keys, mem->key >> 8);
+	xa_cmpxchg_irq(&dev->keys, mem->key >> 8, mem, NULL, 0);
 	srdma_mem_put(mem);
-	wait_for_completion(&mem->released);
 }
 
+/*
+ * Put @new, filled in, in @old's place in the table. The caller holds
+ * @old's lock for writing and found it not dead. On success @old is dead
+ * for good and the caller puts the table's reference on it; false if
+ * @old is no longer in the table (deallocated meanwhile): the caller
+ * frees @new, which nobody saw. Any context.
+ */
+bool srdma_mem_replace(struct srdma_dev *dev, struct srdma_mem *old,
+		       struct srdma_mem *new)
+{
+	unsigned long flags;
+	void *cur;
+
+	xa_lock_irqsave(&dev->keys, flags);
+	/* the slot exists: replacing an entry allocates nothing */
+	cur = __xa_cmpxchg(&dev->keys, old->key >> 8, old, new, GFP_ATOMIC);
+	xa_unlock_irqrestore(&dev->keys, flags);
+	if (cur != old)
+		return false;
+	old->state = SRDMA_MEM_DEAD;
+	return true;
+}
+
+/* A lookup by key index; the caller checks the key under mem->lock. */
 struct srdma_mem *srdma_key_get(struct srdma_dev *dev, u32 key)
 {
 	struct srdma_mem *mem;
 
 	rcu_read_lock();
 	mem = xa_load(&dev->keys, key >> 8);
-	if (mem && (READ_ONCE(mem->key) != key ||
-		    !refcount_inc_not_zero(&mem->ref)))
+	if (mem && !refcount_inc_not_zero(&mem->ref))
 		mem = NULL;
 	rcu_read_unlock();
-	/* the key byte may have moved on between the load and the get */
-	if (mem && READ_ONCE(mem->key) != key) {
-		srdma_mem_put(mem);
-		mem = NULL;
-	}
 	return mem;
 }
 
 void srdma_mem_put(struct srdma_mem *mem)
 {
 	if (refcount_dec_and_test(&mem->ref))
-		complete(&mem->released);
+		srdma_mem_free(mem);
+}
+
+/* [iova, iova + length) lies inside @mem, computed without overflow. */
+bool srdma_mem_in_range(const struct srdma_mem *mem, u64 iova, u64 length)
+{
+	return iova >= mem->iova && length <= mem->length &&
+	       iova - mem->iova <= mem->length - length;
 }
 
 /*
- * Check one access: the key must be valid, in @pd, allow @access, and
- * cover [iova, iova + length) - computed without overflow.
+ * Check one access with mem->lock held: the key must be valid, in @pd,
+ * allow @access, and cover [iova, iova + length).
  * Returns 0, -EINVAL (invalid key), -EPERM (wrong PD or QP),
  * -EACCES (access rights) or -ERANGE (bounds).
  */
 int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 		    int access, u64 iova, u64 length)
 {
-	u64 start = READ_ONCE(mem->iova);
-	u64 len = READ_ONCE(mem->length);
-
-	if (READ_ONCE(mem->state) != SRDMA_MEM_VALID)
+	if (mem->state != SRDMA_MEM_VALID)
 		return -EINVAL;
-	if (READ_ONCE(mem->pd) != pd)
+	if (mem->pd != pd)
 		return -EPERM;
-	if (access & ~READ_ONCE(mem->access))
+	if (access & ~mem->access)
 		return -EACCES;
-	if (iova < start || length > len || iova - start > len - length)
+	if (!srdma_mem_in_range(mem, iova, length))
 		return -ERANGE;
 	return 0;
+}
+
+static int srdma_key_check_locked(const struct srdma_mem *mem,
+				  struct srdma_qp *qp, u32 key, u64 iova,
+				  u64 length, int access, bool remote)
+{
+	if (mem->key != key)
+		return -EINVAL;
+	if (mem->type == SRDMA_MEM_MW) {
+		if (!remote)
+			return -EINVAL;
+		if (mem->mw_type == IB_MW_TYPE_2 &&
+		    mem->state == SRDMA_MEM_VALID &&
+		    (mem->qp != qp || mem->qpn != qp->ibqp.qp_num))
+			return -EPERM;
+	}
+	return srdma_mem_check(mem, qp->ibqp.pd, access, iova, length);
 }
 
 /*
@@ -119,20 +203,19 @@ static struct srdma_mem *srdma_key_check(struct srdma_qp *qp, u32 key,
 {
 	struct srdma_dev *dev = qp_dev(qp);
 	struct srdma_mem *mem = srdma_key_get(dev, key);
+	unsigned long flags;
 
-	if (!mem)
-		*err = -EINVAL;
-	else if (!remote && mem->type == SRDMA_MEM_MW)
-		*err = -EINVAL;
-	else if (remote && mem->type == SRDMA_MEM_MW &&
-		 mem->mw_type == IB_MW_TYPE_2 && READ_ONCE(mem->qp) != qp)
-		*err = -EPERM;
-	else
-		*err = srdma_mem_check(mem, qp->ibqp.pd, access, iova, length);
-	if (!*err)
-		return mem;
-	if (mem)
+	if (mem) {
+		read_lock_irqsave(&mem->lock, flags);
+		*err = srdma_key_check_locked(mem, qp, key, iova, length,
+					      access, remote);
+		read_unlock_irqrestore(&mem->lock, flags);
+		if (!*err)
+			return mem;
 		srdma_mem_put(mem);
+	} else {
+		*err = -EINVAL;
+	}
 	srdma_count(dev, remote ? SRDMA_CNT_REMOTE_KEY_ERR :
 				  SRDMA_CNT_LOCAL_KEY_ERR);
 	return NULL;

@@ -133,8 +133,7 @@ struct srdma_dev {
 	struct xarray keys;		/* key index -> srdma_mem, RCU */
 	struct xarray ahs;		/* ah_num -> ah */
 	u32 next_qpn;
-	u32 next_key_index;
-	atomic_t key_gen;		/* low byte of each new key */
+	u32 next_key_index;		/* under the keys xa_lock */
 	atomic_t srq_seq;
 
 	/* RoCE multicast groups (roce/mcast.c), read under RCU */
@@ -346,12 +345,20 @@ enum srdma_mem_type {
 };
 
 enum srdma_mem_state {
-	SRDMA_MEM_INVALID,		/* allocated, not usable */
+	SRDMA_MEM_INVALID,		/* allocated or invalidated */
 	SRDMA_MEM_VALID,
+	SRDMA_MEM_DEAD,			/* deregistered or replaced: for good */
 };
 
+/*
+ * A memory key's object (keys.c says how it lives). @lock guards
+ * everything below that a key check or a copy reads: key checks and
+ * copies hold it for reading, state changes hold it for writing, so an
+ * invalidation completes only after the copies already under way.
+ */
 struct srdma_mem {
-	u32 key;			/* index << 8 | generation/consumer byte */
+	rwlock_t lock;
+	u32 key;			/* index << 8 | random/consumer byte */
 	u8 type;
 	u8 state;
 	u8 mw_type;
@@ -359,30 +366,33 @@ struct srdma_mem {
 	struct ib_pd *pd;
 	u64 iova;
 	u64 length;
-	refcount_t ref;			/* table + in-flight users */
-	struct completion released;
+	refcount_t ref;			/* the table + each holder; last frees */
 	struct rcu_head rcu;
 
 	/* MR pages; page_offset is where iova starts inside page 0 */
 	unsigned int page_shift;
 	u64 page_offset;
 	u32 npages;
-	u32 max_pages;
 	union {
-		struct page **pages;	/* SRDMA_MEM_USER */
-		u64 *kvas;		/* SRDMA_MEM_FAST */
+		struct page **pages;	/* SRDMA_MEM_USER, freed with it */
+		u64 *kvas;		/* SRDMA_MEM_FAST, the srdma_mr's */
 	};
 	atomic_t bound_mws;		/* MR: windows bound to it */
 
 	/* MW */
 	struct srdma_mem *mr;		/* bound MR, referenced */
-	struct srdma_qp *qp;		/* type 2: bound QP */
+	struct srdma_qp *qp;		/* type 2: bound QP (compared only) */
+	u32 qpn;			/* ...and its number */
 };
 
 struct srdma_mr {
 	struct ib_mr ibmr;
-	struct srdma_mem *mem;
+	struct srdma_mem *mem;		/* current; IB_WR_REG_MR may replace it */
 	struct ib_umem *umem;
+	/* fast-register: map_mr_sg fills this list, REG_MR makes it live */
+	u64 *map_kvas;
+	u32 map_npages;
+	u32 max_pages;
 };
 
 static inline struct srdma_mr *to_smr(struct ib_mr *ibmr)
@@ -392,7 +402,7 @@ static inline struct srdma_mr *to_smr(struct ib_mr *ibmr)
 
 struct srdma_mw {
 	struct ib_mw ibmw;
-	struct srdma_mem *mem;
+	u32 index;			/* key index; a bind may replace the mem */
 };
 
 static inline struct srdma_mw *to_smw(struct ib_mw *ibmw)
@@ -514,6 +524,9 @@ struct srdma_mem *srdma_key_get(struct srdma_dev *dev, u32 key);
 void srdma_mem_put(struct srdma_mem *mem);
 struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp);
 void srdma_mem_free(struct srdma_mem *mem);
+bool srdma_mem_replace(struct srdma_dev *dev, struct srdma_mem *old,
+		       struct srdma_mem *new);
+bool srdma_mem_in_range(const struct srdma_mem *mem, u64 iova, u64 length);
 int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 		    int access, u64 iova, u64 length);
 struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
@@ -530,6 +543,8 @@ enum srdma_copy_dir {
 };
 int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 		   enum srdma_copy_dir dir);
+int srdma_mem_copy_locked(struct srdma_mem *mem, u64 iova, void *buf,
+			  u64 length, enum srdma_copy_dir dir);
 
 /* A position in a local SGE list, for messages that span packets. */
 struct srdma_sge_cursor {
