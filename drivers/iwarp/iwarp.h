@@ -31,6 +31,7 @@
 #define IW_MAX_FPDU	(16 * 1024)	/* cap on one FPDU, below the buffer */
 #define IW_MPA_TIMEOUT	(10 * HZ)	/* silent peer during MPA set-up */
 #define IW_CLOSE_TIMEOUT (5 * HZ)	/* graceful close before abort */
+#define IW_TERM_TIMEOUT	HZ		/* sending a Terminate, in all */
 #define IW_MAX_LISTEN	16		/* addresses behind one wildcard */
 #define IW_MAX_ORD	SRDMA_MAX_RD_ATOMIC
 #define IW_MAX_IRD	SRDMA_MAX_RD_ATOMIC
