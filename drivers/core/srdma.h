@@ -106,6 +106,8 @@ enum srdma_counter {
 	SRDMA_CNT_IW_CRC_CONNECTIONS,	/* ...of them with MPA CRC */
 	SRDMA_CNT_IW_TERMINATE_SENT,
 	SRDMA_CNT_IW_TERMINATE_RCVD,
+	SRDMA_CNT_IW_SETUP_REFUSED,	/* listener full of half-open ones */
+	SRDMA_CNT_IW_SETUP_TIMEOUT,	/* connect + MPA past their time */
 	SRDMA_CNT_MAX,
 };
 

@@ -60,6 +60,7 @@ static int iw_qp_init(struct srdma_qp *qp)
 		return -ENOMEM;
 	iqp->qp = qp;
 	spin_lock_init(&iqp->lock);
+	init_waitqueue_head(&iqp->detach_wq);
 	INIT_WORK(&iqp->tx_work, iw_tx_work);
 	mutex_init(&iqp->tx_mutex);
 	iw_rx_reset(iqp);
@@ -101,9 +102,12 @@ static void iw_qp_release(struct srdma_qp *qp)
 {
 	struct iw_qp *iqp = to_iwqp(qp);
 
-	/* a connect still in MPA must not attach once it is done */
-	WRITE_ONCE(iqp->released, true);
-	iw_qp_close(qp, true);
+	/* under the lock that attach checks it under: never attach again */
+	spin_lock_bh(&iqp->lock);
+	iqp->released = true;
+	spin_unlock_bh(&iqp->lock);
+	/* a set-up in progress ends now, not when its peer gives up */
+	iw_qp_detach(qp);
 }
 
 /*
