@@ -110,6 +110,13 @@ static void iw_qp_release(struct srdma_qp *qp)
 	iw_qp_detach(qp);
 }
 
+/* To RESET: first off the connection, so that rx and tx are quiet. */
+static void iw_qp_reset(struct srdma_qp *qp)
+{
+	iw_qp_detach(qp);
+	cancel_work_sync(&to_iwqp(qp)->tx_work);
+}
+
 /*
  * iw_cm disconnects through modify_qp: SQD asks for a graceful close
  * (FIN once the send queue is out), ERR for an abortive one.
@@ -132,7 +139,7 @@ static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		iw_tx_kick(iqp);
 		break;
 	case IB_QPS_RESET:
-		cancel_work_sync(&iqp->tx_work);
+		/* iw_qp_reset detached the connection: no rx or tx runs */
 		spin_lock_bh(&iqp->lock);
 		if (!iqp->ep) {
 			iw_rx_reset(iqp);
@@ -172,6 +179,7 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.qp_destroy = iw_qp_destroy,
 	.qp_error = iw_qp_error,
 	.qp_release = iw_qp_release,
+	.qp_reset = iw_qp_reset,
 	.qp_state_changed = iw_qp_state_changed,
 	.sq_kick = iw_sq_kick,
 };
