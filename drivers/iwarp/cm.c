@@ -648,8 +648,8 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	struct srdma_qp *qp;
 	int err;
 
-	if (param->private_data_len >
-	    MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
+	/* what an MPA frame carries besides IRD/ORD, and iw_cm events */
+	if (param->private_data_len > U8_MAX)
 		return -EINVAL;
 	if (id->m_remote_addr.ss_family != AF_INET &&
 	    id->m_remote_addr.ss_family != AF_INET6)
@@ -763,8 +763,7 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
 		return -EINVAL;
 	/* a failed accept precludes provider events: the request ends here */
-	if (param->private_data_len >
-	    MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params)) {
+	if (param->private_data_len > U8_MAX) {
 		iw_accept_fail(id, ep);
 		return -EINVAL;
 	}
@@ -814,8 +813,6 @@ int srdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 
 	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
 		return -EINVAL;
-	if (pdata_len > MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
-		pdata_len = 0;
 	iw_mpa_send(ep, false, true, pdata, pdata_len);
 	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
 	id->provider_data = NULL;

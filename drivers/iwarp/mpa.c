@@ -197,6 +197,9 @@ int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
 		if (f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED) &&
 		    iw_mpa_take_v2(ep, &ird, &ord))
 			ep->pd_len = 0;
+		/* more than an iw_cm event carries: none rather than cut */
+		if (ep->pd_len > U8_MAX)
+			ep->pd_len = 0;
 		*rejected = true;
 		return -ECONNREFUSED;
 	}
