@@ -9,12 +9,27 @@ protocol in one of several ways and checks what comes back.
 
 CASE: bad-crc, bad-stag, out-of-bounds, bad-opcode (expect a Terminate
 with the RFC's layer/type/code, then the connection closing), reset (send
-a TCP RST), silent (never answer the MPA request). Exit 0 when the peer
-saw what RFC 5040/5041/5044 say it must.
+a TCP RST), silent (never answer the MPA request), slow-reply (answer it
+a byte a second). Exit 0 when the peer saw what RFC 5040/5041/5044 say it
+must.
+
+As a client of srdma's listener (an rping server):
+
+  iwarp_bad_peer.py ADDR PORT flood N CAP [--early]
+  iwarp_bad_peer.py ADDR PORT slow-request
+
+flood opens N TCP connections that never send an MPA request and holds
+them: N - CAP must be closed at once (within 5 s: the listener's cap on
+half-open connections), the rest by the set-up timeout (10 s), not
+before 5 s and not after 25 s; with --early, all of them within 6 s (the listener went
+away). slow-request sends a valid request a byte a second: the listener
+must close it by the timeout, before the request is in.
 """
+import select
 import socket
 import struct
 import sys
+import time
 
 MPA_REQ = b"MPA ID Req Frame"
 MPA_REP = b"MPA ID Rep Frame"
@@ -32,7 +47,9 @@ CASES = {
     "bad-opcode": (False, (0, 2, 0x06)),    # RDMAP remote op: opcode
     "reset": (False, None),
     "silent": (False, None),
+    "slow-reply": (False, None),
 }
+SETUP_TIMEOUT = 10      # srdma's IW_MPA_TIMEOUT, seconds
 
 
 def crc32c(data):
@@ -106,6 +123,9 @@ def main():
             return 1
         print("client closed the silent connection (%r)" % more)
         return 0 if not more else 1
+    if case == "slow-reply":
+        return slow_send(s, struct.pack(">16sBBH", MPA_REP, ENHANCED, 2, 4) +
+                         struct.pack(">HH", 1, 1))
     crc = want_crc or bool(flags & CRC)
     rep_flags = (CRC if crc else 0)
     rep_pd = b""
@@ -168,5 +188,104 @@ def main():
     return 0
 
 
+def closed(s):
+    """True once the other side closed s (FIN or RST)."""
+    try:
+        return s.recv(1, socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def slow_send(s, frame):
+    """A byte a second: the other side must close before the frame is in,
+    by its set-up timeout."""
+    t0 = time.monotonic()
+    for i, b in enumerate(frame):
+        try:
+            s.send(bytes([b]))
+        except OSError as e:
+            print("send failed after %d bytes: %s" % (i, e))
+            break
+        r, _, _ = select.select([s], [], [], 1.0)
+        if r and closed(s):
+            break
+    took = time.monotonic() - t0
+    done = closed(s)
+    print("closed by the other side: %s after %.1f s" % (done, took))
+    return 0 if done and SETUP_TIMEOUT - 3 <= took <= SETUP_TIMEOUT + 8 else 1
+
+
+def connect(addr, port):
+    family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(15)
+    s.connect((addr, port))
+    return s
+
+
+def flood(addr, port, n, cap, early):
+    """n idle connections: which are closed when (seconds after each one's
+    own connect), by the listener."""
+    opened, life = {}, {}
+    t_end = None
+    while len(life) < n:
+        if len(opened) < n:
+            s = socket.socket(socket.AF_INET6 if ":" in addr else
+                              socket.AF_INET, socket.SOCK_STREAM)
+            opened[s] = time.monotonic()
+            try:
+                s.settimeout(15)
+                s.connect((addr, port))
+            except ConnectionResetError:
+                life[s] = 0.0   # reset before connect() even returned
+            wait = 0.01     # a listen backlog of 3 (rping): let it drain
+        else:
+            t_end = t_end or time.monotonic() + 2 * SETUP_TIMEOUT + 10
+            if time.monotonic() > t_end:
+                break
+            wait = 0.5
+        live = [s for s in opened if s not in life]
+        r, _, _ = select.select(live, [], [], wait)
+        for s in r:
+            if closed(s):
+                life[s] = time.monotonic() - opened[s]
+    for s in opened:
+        s.close()
+    times = sorted(life.values())
+    # reset at once, give or take a SYN-ACK retransmission; the admitted
+    # ones live for the set-up timeout
+    at_once = len([t for t in times if t < SETUP_TIMEOUT / 2])
+    print("closed: %d of %d; at once: %d; lifetimes %s" %
+          (len(times), n, at_once, " ".join("%.1f" % t for t in times)))
+    if len(times) != n:
+        print("%d connections never closed" % (n - len(times)))
+        return 1
+    if early:
+        return 0 if times[-1] < SETUP_TIMEOUT - 4 else 1
+    if at_once != max(0, n - cap):
+        print("expected %d closed at once (cap %d)" % (max(0, n - cap), cap))
+        return 1
+    late = times[at_once:]
+    if late and late[-1] > SETUP_TIMEOUT + 15:
+        print("half-open connections not closed by the timeout")
+        return 1
+    return 0
+
+
+def client_main():
+    addr, port, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    if case == "flood":
+        return flood(addr, port, int(sys.argv[4]), int(sys.argv[5]),
+                     "--early" in sys.argv[6:])
+    s = connect(addr, port)
+    pd = struct.pack(">HH", 1, 1)
+    return slow_send(s, struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2,
+                                    len(pd)) + pd)
+
+
 if __name__ == "__main__":
+    if sys.argv[3] in ("flood", "slow-request"):
+        sys.exit(client_main())
     sys.exit(main())

@@ -1,14 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: own
-# timeout: 600
+# timeout: 900
 # An iWARP peer that breaks the protocol after a valid MPA exchange (a raw
 # TCP peer, iwarp_bad_peer.py, talking to srdma's rping client): a bad MPA
 # CRC, an invalid STag, a tagged offset out of bounds and an unknown RDMAP
 # opcode must each get a Terminate with the RFC's layer/type/code and end
-# the connection; a reset or a peer silent during MPA must fail the client
-# promptly. Every time the QP is flushed, nothing leaks, the kernel stays
-# clean (the harness scans its log).
+# the connection; a reset or a peer silent (or a byte a second) during MPA
+# must fail the client promptly. Every time the QP is flushed, nothing
+# leaks, the kernel stays clean (the harness scans its log).
+# Then the peer as a client of srdma's listener (an rping server): idle
+# connections that never send MPA hold no worker (a real rping still
+# connects beside them) and are closed by the set-up timeout; beyond the
+# listener's cap of 64 half-open ones new connections are reset at once
+# and counted; a request sent a byte a second is cut off by the timeout;
+# a listener that goes away closes its half-open connections at once, and
+# rmmod follows.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,8 +28,13 @@ require_test_netdev
 ip4=$(ip -4 -o addr show dev "$NETDEV" | awk '{ sub("/.*", "", $4); print $4; exit }')
 [ -n "$ip4" ] || tap_skip_all "$NETDEV needs an IPv4 address"
 peer=$(dirname "$0")/iwarp_bad_peer.py
+claim=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/iw_qp_claim
 
-tap_cleanup() { srdma_cleanup siwarp0; }
+srv_pid=
+tap_cleanup() {
+	[ -z "$srv_pid" ] || kill "$srv_pid" 2> /dev/null
+	srdma_cleanup siwarp0
+}
 
 counter() { hw_counter siwarp0 "$1"; }
 
@@ -45,7 +57,7 @@ bad_peer() {
 	[ "$crc" != 124 ] || return 1
 	grep -Eq 'DISCONNECT EVENT|UNREACHABLE' "$out" || return 1
 	case $case in
-	reset | silent) [ "$t1" = "$t0" ] ;;
+	reset | silent | slow-reply) [ "$t1" = "$t0" ] ;;
 	*) [ "$t1" = $((t0 + 1)) ] ;;
 	esac
 }
@@ -54,14 +66,104 @@ no_leaks() {
 		grep -Eq 'pd 0 cq 0 qp 0 cm_id 0 mr 0'
 }
 
-cases=(bad-crc bad-stag out-of-bounds bad-opcode reset silent)
-tap_plan $((1 + ${#cases[@]} + 2))
+# A persistent rping server: its listener outlives each connection.
+SRV_PORT=7400
+HALF_OPEN_CAP=64
+start_server() {
+	rping -s -P -a "$ip4" -p "$SRV_PORT" -V -C 5 > "$TAP_LOGDIR/rping-server.log" 2>&1 &
+	srv_pid=$!
+	wait_for 30 server_listening
+}
+rping_client() { timeout 60 rping -c -a "$ip4" -p "$SRV_PORT" -V -C 5; }
+flood() { timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" flood "$@"; }
+
+# N idle connections under the cap: a real rping connects beside them,
+# then the set-up timeout closes every one of them
+idle_beside_rping() {
+	local n=$1 fpid frc crc to0 to1
+	to0=$(counter iwarp_setup_timeout)
+	flood "$n" "$HALF_OPEN_CAP" &
+	fpid=$!
+	sleep 2
+	rping_client
+	crc=$?
+	wait "$fpid"
+	frc=$?
+	to1=$(counter iwarp_setup_timeout)
+	echo "rping rc=$crc, flood rc=$frc, set-up timeouts $to0 -> $to1"
+	[ "$crc" = 0 ] && [ "$frc" = 0 ] && [ "$to1" = $((to0 + n)) ]
+}
+
+# N idle connections over the cap: N - cap reset at once and counted
+flood_over_cap() {
+	local n=$1 r0 r1 to0 to1
+	r0=$(counter iwarp_setup_refused)
+	to0=$(counter iwarp_setup_timeout)
+	flood "$n" "$HALF_OPEN_CAP" || return 1
+	r1=$(counter iwarp_setup_refused)
+	to1=$(counter iwarp_setup_timeout)
+	echo "refused $r0 -> $r1, set-up timeouts $to0 -> $to1"
+	[ "$r1" = $((r0 + n - HALF_OPEN_CAP)) ] &&
+		[ "$to1" = $((to0 + HALF_OPEN_CAP)) ]
+}
+
+# one QP, two connects: the second is refused, and destroying the QP
+# ends the first one's set-up at once (the peer stays silent)
+qp_claim() {
+	local ppid prc crc
+	/usr/bin/python3 "$peer" "$ip4" 7310 silent &
+	ppid=$!
+	sleep 2
+	timeout 60 "$claim" "$ip4" 7310
+	crc=$?
+	wait "$ppid"
+	prc=$?
+	echo "iw_qp_claim rc=$crc, peer rc=$prc"
+	[ "$crc" = 0 ] && [ "$prc" = 0 ]
+}
+
+slow_request() {
+	timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" slow-request
+}
+
+# the listener goes (its process is killed) while connections are
+# half-open: they are closed at once, not by the timeout; then rmmod
+listener_gone_then_rmmod() {
+	local fpid frc
+	flood 16 "$HALF_OPEN_CAP" --early &
+	fpid=$!
+	sleep 2
+	kill -KILL "$srv_pid"
+	wait "$srv_pid" 2> /dev/null
+	srv_pid=
+	wait "$fpid"
+	frc=$?
+	echo "flood rc=$frc"
+	[ "$frc" = 0 ] || return 1
+	timeout 60 rdma link del siwarp0 && timeout 60 rmmod srdma
+}
+
+cases=(bad-crc bad-stag out-of-bounds bad-opcode reset silent slow-reply)
+tap_plan $((1 + ${#cases[@]} + 3 + 6))
 t "siwarp0 on $NETDEV" mkdev siwarp siwarp0 "$NETDEV" || tap_bail "no siwarp0"
 port=7300
 for c in "${cases[@]}"; do
 	port=$((port + 1))
 	STEP_TIMEOUT=90 t "peer sends $c: QP terminated cleanly" bad_peer "$c" "$port"
 done
+STEP_TIMEOUT=90 t "one QP, two connects: second refused, destroy ends set-up" qp_claim
 t "no verbs objects left behind" wait_for 10 no_leaks
 t "rping -V still works afterwards" pair timeout 60 rping -s -a "$ip4" -V -C 5 -- \
 	timeout 60 rping -c -a "$ip4" -V -C 5
+
+start_server || diag "rping server not listening"
+STEP_TIMEOUT=90 t "32 idle connections: rping -V beside them, then all timed out" \
+	idle_beside_rping 32
+STEP_TIMEOUT=90 t "100 idle connections: 36 reset at once, 64 timed out" \
+	flood_over_cap 100
+STEP_TIMEOUT=90 t "an MPA request a byte a second is cut off by the timeout" \
+	slow_request
+t "rping -V connects after the flood" rping_client
+t "rping server killed with 16 half-open: all closed at once; rmmod" \
+	listener_gone_then_rmmod
+t "nothing of srdma left" module_absent srdma

@@ -105,6 +105,11 @@ static void __exit srdma_exit(void)
 	srdma_netdev_notifier_unregister();
 	unregister_module_notifier(&srdma_module_nb);
 	srdma_net_exit();
+	/*
+	 * Last, with every device gone: all of srdma's deferred work
+	 * (iWARP set-up and close, transmit) runs here and nowhere else, so
+	 * draining it leaves nothing to run in the unloaded module.
+	 */
 	destroy_workqueue(srdma_wq);
 	pr_info("unloaded\n");
 }

@@ -185,6 +185,9 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	srdma_apply_values(qp, attr, mask, &av);
+	/* nothing may still use the rings that RESET empties */
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && dev->tp->qp_reset)
+		dev->tp->qp_reset(qp);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	qp->state = next;

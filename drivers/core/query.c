@@ -181,6 +181,8 @@ static const struct rdma_stat_desc srdma_counter_descs[SRDMA_CNT_MAX] = {
 	[SRDMA_CNT_IW_CRC_CONNECTIONS].name = "iwarp_crc_connections",
 	[SRDMA_CNT_IW_TERMINATE_SENT].name = "iwarp_terminate_sent",
 	[SRDMA_CNT_IW_TERMINATE_RCVD].name = "iwarp_terminate_rcvd",
+	[SRDMA_CNT_IW_SETUP_REFUSED].name = "iwarp_setup_refused",
+	[SRDMA_CNT_IW_SETUP_TIMEOUT].name = "iwarp_setup_timeout",
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,

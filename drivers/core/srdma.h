@@ -78,6 +78,11 @@ struct srdma_transport {
 	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
 	int (*qp_init)(struct srdma_qp *qp);
 	void (*qp_destroy)(struct srdma_qp *qp);
+	/*
+	 * The QP is about to move to RESET (modify_lock held): let go of
+	 * whatever still uses its rings. Process context, may sleep.
+	 */
+	void (*qp_reset)(struct srdma_qp *qp);
 	/* A fatal error moved the QP to ERR; any context. */
 	void (*qp_error)(struct srdma_qp *qp);
 	/*
@@ -106,6 +111,8 @@ enum srdma_counter {
 	SRDMA_CNT_IW_CRC_CONNECTIONS,	/* ...of them with MPA CRC */
 	SRDMA_CNT_IW_TERMINATE_SENT,
 	SRDMA_CNT_IW_TERMINATE_RCVD,
+	SRDMA_CNT_IW_SETUP_REFUSED,	/* listener full of half-open ones */
+	SRDMA_CNT_IW_SETUP_TIMEOUT,	/* connect + MPA past their time */
 	SRDMA_CNT_MAX,
 };
 

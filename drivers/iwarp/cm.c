@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connection management for iw_cm: kernel TCP sockets in the netdev's
- * namespace, the MPA exchange (mpa.c) in a work item, and the events
- * iw_cm expects: CONNECT_REQUEST, CONNECT_REPLY, ESTABLISHED, DISCONNECT
- * and CLOSE. No port mapper: the device sets IW_F_NO_PORT_MAP.
+ * namespace, the MPA exchange (mpa.c) driven by socket callbacks, and
+ * the events iw_cm expects: CONNECT_REQUEST, CONNECT_REPLY, ESTABLISHED,
+ * DISCONNECT and CLOSE. No port mapper: the device sets IW_F_NO_PORT_MAP.
+ *
+ * Set-up never blocks a worker: data_ready, state_change and a deadline
+ * timer queue the endpoint's setup_work, which takes what the socket has
+ * and returns. A listener holds at most IW_MAX_HALF_OPEN connections in
+ * set-up and refuses more; each gets IW_MPA_TIMEOUT in all. All of it
+ * runs on srdma_wq, which module exit drains.
  *
  * Endpoint references: whoever owns the endpoint's next step holds the
- * reference - the setup work, then iw_cm between CONNECT_REQUEST and
+ * reference - the set-up, then iw_cm between CONNECT_REQUEST and
  * accept/reject, then the attachment to the QP until the close work.
- * Socket callbacks find the endpoint through sk_user_data under
- * sk_callback_lock, which close clears before the last put.
+ * Each queued setup_work holds one more. Socket callbacks find the
+ * endpoint through sk_user_data under sk_callback_lock, which is cleared
+ * before the owner's reference goes.
  */
 #include <linux/inetdevice.h>
 #include <linux/tcp.h>
@@ -18,8 +25,8 @@
 
 #include "iwarp.h"
 
-static void iw_setup_active(struct work_struct *work);
-static void iw_setup_passive(struct work_struct *work);
+static void iw_setup_work(struct work_struct *work);
+static void iw_setup_timeout(struct timer_list *t);
 static void iw_close_work(struct work_struct *work);
 
 static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
@@ -32,9 +39,10 @@ static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
 	spin_lock_init(&ep->lock);
 	ep->dev = dev;
 	ep->active = active;
-	ep->state = IW_EP_SETUP;
-	INIT_WORK(&ep->setup_work, active ? iw_setup_active :
-					    iw_setup_passive);
+	ep->state = active ? IW_EP_CONNECTING : IW_EP_SETUP;
+	INIT_WORK(&ep->setup_work, iw_setup_work);
+	timer_setup(&ep->timer, iw_setup_timeout, 0);
+	INIT_LIST_HEAD(&ep->half_open);
 	INIT_DELAYED_WORK(&ep->close_work, iw_close_work);
 	return ep;
 }
@@ -68,6 +76,34 @@ void iw_ep_put(struct iw_ep *ep)
 	kref_put(&ep->ref, iw_ep_free);
 }
 
+/*
+ * Queue the next set-up step. The caller holds a reference that cannot
+ * be the last (the set-up's own, found under a lock), so the put of a
+ * kick that was already queued is never the final one.
+ */
+static void iw_setup_kick(struct iw_ep *ep)
+{
+	kref_get(&ep->ref);
+	if (!queue_work(srdma_wq, &ep->setup_work))
+		iw_ep_put(ep);
+}
+
+/* Listener stop, QP reset or destroy: end a set-up now. Any context. */
+void iw_ep_abort(struct iw_ep *ep)
+{
+	set_bit(IW_EPF_ABORT, &ep->flags);
+	if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags))
+		iw_setup_kick(ep);
+}
+
+static void iw_setup_timeout(struct timer_list *t)
+{
+	struct iw_ep *ep = from_timer(ep, t, timer);
+
+	set_bit(IW_EPF_TIMEOUT, &ep->flags);
+	iw_setup_kick(ep);
+}
+
 static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 		    enum iw_cm_event_type type, int status,
 		    const void *pdata, u8 pd_len)
@@ -91,17 +127,23 @@ static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 static int iw_sock_create(struct srdma_dev *dev, int family,
 			  struct socket **out)
 {
+	struct net *net = dev_net(dev->ndev);
 	struct socket *s;
 	int err;
 
-	err = sock_create_kern(dev_net(dev->ndev), family, SOCK_STREAM,
-			       IPPROTO_TCP, &s);
+	err = sock_create_kern(net, family, SOCK_STREAM, IPPROTO_TCP, &s);
 	if (err)
 		return err;
+	/*
+	 * A kernel socket holds no reference on its namespace, and nothing
+	 * of ours would close it when the namespace goes: hold one, as a
+	 * user's socket does. Children accepted from a listener inherit it.
+	 */
+	s->sk->sk_net_refcnt = 1;
+	get_net_track(net, &s->sk->ns_tracker, GFP_KERNEL);
+	sock_inuse_add(net, 1);
 	sock_set_reuseaddr(s->sk);
 	tcp_sock_set_nodelay(s->sk);
-	s->sk->sk_rcvtimeo = IW_MPA_TIMEOUT;
-	s->sk->sk_sndtimeo = IW_MPA_TIMEOUT;
 	*out = s;
 	return 0;
 }
@@ -110,6 +152,140 @@ static int iw_addr_len(const struct sockaddr_storage *a)
 {
 	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					  sizeof(struct sockaddr_in);
+}
+
+/* Set-up: anything the socket does may let the set-up go on. */
+static void iw_setup_data_ready(struct sock *sk)
+{
+	struct iw_ep *ep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ep = sk->sk_user_data;
+	if (ep)
+		iw_setup_kick(ep);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void iw_setup_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk) = NULL;
+	struct iw_ep *ep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	ep = sk->sk_user_data;
+	if (ep) {
+		orig = ep->saved_state_change;
+		iw_setup_kick(ep);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (orig)
+		orig(sk);
+}
+
+static void iw_setup_hook(struct iw_ep *ep)
+{
+	struct sock *sk = ep->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	ep->saved_data_ready = sk->sk_data_ready;
+	ep->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = ep;
+	sk->sk_data_ready = iw_setup_data_ready;
+	sk->sk_state_change = iw_setup_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Set-up is over, whichever way: from here no callback or timer kicks
+ * it, and a kick already queued finds IW_EPF_SETUP_DONE and does nothing.
+ * Called once, from the set-up work.
+ */
+static void iw_setup_end(struct iw_ep *ep)
+{
+	struct iw_listener *l = ep->listener;
+	struct sock *sk = ep->sock ? ep->sock->sk : NULL;
+
+	set_bit(IW_EPF_SETUP_DONE, &ep->flags);
+	if (sk && sk->sk_user_data == ep) {
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = ep->saved_data_ready;
+		sk->sk_state_change = ep->saved_state_change;
+		write_unlock_bh(&sk->sk_callback_lock);
+	}
+	del_timer_sync(&ep->timer);
+	if (l) {
+		spin_lock_bh(&l->lock);
+		list_del_init(&ep->half_open);
+		l->nhalf--;
+		spin_unlock_bh(&l->lock);
+		wake_up(&l->wq);
+	}
+}
+
+static bool iw_qp_state_may_connect(enum ib_qp_state state)
+{
+	return state == IB_QPS_INIT || state == IB_QPS_RTR;
+}
+
+/*
+ * One connection per QP: connect and accept claim the QP for their
+ * endpoint, which alone may attach to it; the claim lasts until the
+ * set-up fails or the close work is done with the QP.
+ */
+static int iw_qp_claim(struct srdma_qp *qp, struct iw_ep *ep)
+{
+	struct iw_qp *iqp = to_iwqp(qp);
+	int err = 0;
+
+	spin_lock_bh(&iqp->lock);
+	if (iqp->claim)
+		err = -EBUSY;
+	else if (iqp->released ||
+		 !iw_qp_state_may_connect(READ_ONCE(qp->state)))
+		err = -EINVAL;
+	else
+		iqp->claim = ep;
+	spin_unlock_bh(&iqp->lock);
+	return err;
+}
+
+static void iw_qp_unclaim(struct srdma_qp *qp, struct iw_ep *ep)
+{
+	struct iw_qp *iqp = to_iwqp(qp);
+
+	spin_lock_bh(&iqp->lock);
+	if (iqp->claim == ep) {
+		iqp->claim = NULL;
+		iqp->claim_attached = false;
+	}
+	spin_unlock_bh(&iqp->lock);
+	wake_up(&iqp->detach_wq);
+}
+
+/*
+ * Reset and destroy: the QP must be free of connections before its
+ * rings go. A set-up loses its claim and aborts (it cannot attach any
+ * more); an attached connection closes abortively, and we wait until
+ * its close work has let go of the QP. Process context, may sleep.
+ */
+void iw_qp_detach(struct srdma_qp *qp)
+{
+	struct iw_qp *iqp = to_iwqp(qp);
+	struct iw_ep *ep;
+
+	spin_lock_bh(&iqp->lock);
+	ep = iqp->claim;
+	if (ep && !iqp->claim_attached) {
+		iqp->claim = NULL;
+		iw_ep_abort(ep);
+		ep = NULL;
+	} else if (ep) {
+		iw_ep_close(ep, !iqp->term_pending);
+	}
+	spin_unlock_bh(&iqp->lock);
+	if (ep)
+		wait_event(iqp->detach_wq, READ_ONCE(iqp->claim) != ep);
 }
 
 /*
@@ -149,7 +325,8 @@ static void iw_ep_state_change(struct sock *sk)
 
 /*
  * The MPA exchange is done: hand the socket to the QP, move the QP to
- * RTS and let the socket's callbacks drive rx and tx.
+ * RTS and let the socket's callbacks drive rx and tx. Only the claim's
+ * holder gets here, and only from INIT or RTR.
  */
 static int iw_ep_attach(struct iw_ep *ep)
 {
@@ -157,17 +334,26 @@ static int iw_ep_attach(struct iw_ep *ep)
 	struct iw_qp *iqp = to_iwqp(qp);
 	struct sock *sk = ep->sock->sk;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
+	enum ib_qp_state cur;
+	bool ours;
 	u32 mss;
 	int err;
 
-	if (READ_ONCE(iqp->released))
-		return -ECONNRESET;	/* destroy_qp is waiting for us */
+	spin_lock_bh(&iqp->lock);
+	ours = iqp->claim == ep && !iqp->released;
+	spin_unlock_bh(&iqp->lock);
+	cur = READ_ONCE(qp->state);
+	if (!ours || !iw_qp_state_may_connect(cur))
+		return -ECONNRESET;
 	if (!iqp->tx_buf) {
 		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
 		if (!iqp->tx_buf)
 			return -ENOMEM;
 	}
-	err = srdma_modify_qp(&qp->ibqp, &attr, IB_QP_STATE, NULL);
+	/* from the state seen above only: a modify in between fails this */
+	attr.cur_qp_state = cur;
+	err = srdma_modify_qp(&qp->ibqp, &attr, IB_QP_STATE | IB_QP_CUR_STATE,
+			      NULL);
 	if (err)
 		return err;
 
@@ -175,19 +361,24 @@ static int iw_ep_attach(struct iw_ep *ep)
 	mss = tcp_sk(sk)->mss_cache;
 	mss = clamp_t(u32, mss, 256, IW_MAX_FPDU);
 	spin_lock_bh(&iqp->lock);
+	/* a reset or destroy after the modify took the claim back */
+	if (iqp->claim != ep || iqp->released) {
+		spin_unlock_bh(&iqp->lock);
+		return -ECONNRESET;
+	}
 	iw_rx_reset(iqp);
 	iw_tx_reset(iqp);
 	iqp->conn = ep->conn;
 	iqp->max_payload = (mss - MPA_LEN_SIZE - MPA_CRC_SIZE -
 			    sizeof(struct ddp_untagged_hdr)) & ~3U;
 	iqp->ep = ep;
+	iqp->claim_attached = true;
 	iqp->sock = ep->sock;
 	iqp->tx_idx = qp->sq_cons;
 	iqp->tx_complete = qp->sq_cons;
 	iqp->tx_complete_end = qp->sq_cons;
 	spin_unlock_bh(&iqp->lock);
 
-	ep->sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	write_lock_bh(&sk->sk_callback_lock);
 	ep->saved_data_ready = sk->sk_data_ready;
 	ep->saved_write_space = sk->sk_write_space;
@@ -206,7 +397,7 @@ static int iw_ep_attach(struct iw_ep *ep)
 /*
  * After the event that tells the consumer it is connected: take what
  * arrived meanwhile, then allow closing. A close that was asked for
- * before that (peer gone, QP failed) is caught by the checks after.
+ * before that (peer gone, QP failed, reset) is caught by the checks after.
  */
 static void iw_ep_start(struct iw_ep *ep)
 {
@@ -217,7 +408,7 @@ static void iw_ep_start(struct iw_ep *ep)
 	/* once CONNECTED the close work may free ep: decide under the lock */
 	spin_lock_bh(&ep->lock);
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
-	    READ_ONCE(ep->qp->state) == IB_QPS_ERR) {
+	    READ_ONCE(ep->qp->state) == IB_QPS_ERR || ep->close_req) {
 		ep->state = IW_EP_CLOSING;
 		mod_delayed_work(srdma_wq, &ep->close_work, 0);
 	} else {
@@ -227,7 +418,10 @@ static void iw_ep_start(struct iw_ep *ep)
 	spin_unlock_bh(&ep->lock);
 }
 
-/* Connected endpoint: close once, from the close work. */
+/*
+ * Connected endpoint: close once, from the close work. One attached but
+ * not yet started remembers the request for iw_ep_start.
+ */
 void iw_ep_close(struct iw_ep *ep, bool abort)
 {
 	unsigned long flags;
@@ -237,10 +431,12 @@ void iw_ep_close(struct iw_ep *ep, bool abort)
 		ep->state = IW_EP_CLOSING;
 		ep->abort |= abort;
 		mod_delayed_work(srdma_wq, &ep->close_work, 0);
+	} else if (ep->state < IW_EP_CONNECTED) {
+		ep->close_req = true;
+		ep->abort |= abort;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
-
 /* Our FIN is out: the peer has IW_CLOSE_TIMEOUT to answer with its own. */
 void iw_ep_drain(struct iw_ep *ep)
 {
@@ -313,6 +509,8 @@ static void iw_close_work(struct work_struct *work)
 	iw_tx_release(iqp);
 	iqp->orq_head = iqp->orq_tail;
 	spin_unlock_bh(&iqp->lock);
+	/* done with the QP: a reset waiting for us may go on */
+	iw_qp_unclaim(qp, ep);
 
 	if (ep->abort)
 		sock_no_linger(sk);
@@ -331,18 +529,25 @@ static void iw_close_work(struct work_struct *work)
 	iw_ep_put(ep);			/* the attachment's reference */
 }
 
-/* Active side, in a work item: TCP connect, MPA request, MPA reply. */
-static void iw_setup_active(struct work_struct *work)
+/* Why a set-up must stop now, if it must. */
+static int iw_setup_check(struct iw_ep *ep)
 {
-	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
-	struct iw_cm_id *id = ep->cm_id;
+	if (test_bit(IW_EPF_ABORT, &ep->flags))
+		return -ECONNRESET;
+	if (test_bit(IW_EPF_TIMEOUT, &ep->flags))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* Active side: a socket bound where rdma_cm asked, connecting. */
+static int iw_active_start(struct iw_ep *ep)
+{
 	struct sockaddr_storage any;
-	bool rejected = false;
 	int err;
 
 	err = iw_sock_create(ep->dev, ep->raddr.ss_family, &ep->sock);
 	if (err)
-		goto fail;
+		return err;
 	err = kernel_bind(ep->sock, (struct sockaddr *)&ep->laddr,
 			  iw_addr_len(&ep->laddr));
 	if (err == -EADDRINUSE) {
@@ -356,46 +561,84 @@ static void iw_setup_active(struct work_struct *work)
 				  iw_addr_len(&any));
 	}
 	if (err)
-		goto fail;
+		return err;
+	/* before connect: its completion is a state change */
+	iw_setup_hook(ep);
 	err = kernel_connect(ep->sock, (struct sockaddr *)&ep->raddr,
-			     iw_addr_len(&ep->raddr), 0);
-	if (err) {
-		if (err == -EAGAIN || err == -EINPROGRESS)
-			err = -ETIMEDOUT;
-		goto fail;
+			     iw_addr_len(&ep->raddr), O_NONBLOCK);
+	return err == -EINPROGRESS ? 0 : err;
+}
+
+/* Active side: TCP connect, then our MPA request; -EINPROGRESS: later. */
+static int iw_active_connect(struct iw_ep *ep)
+{
+	struct sock *sk;
+	int err;
+
+	if (!ep->sock) {
+		err = iw_active_start(ep);
+		if (err)
+			return err;
+	}
+	sk = ep->sock->sk;
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_SYN_SENT:
+		return -EINPROGRESS;	/* state_change brings us back */
+	case TCP_ESTABLISHED:
+		break;
+	default:
+		err = sock_error(sk);
+		return err ? err : -ECONNRESET;
 	}
 	kernel_getsockname(ep->sock, (struct sockaddr *)&ep->laddr);
-
 	err = iw_mpa_send(ep, true, false, ep->pdata, ep->pd_len);
 	pr_debug("mpa request sent: %d ird %u ord %u pd %u\n", err,
 		 ep->conn.ird, ep->conn.ord, ep->pd_len);
 	if (err)
-		goto fail;
+		return err;
 	ep->pd_len = 0;
-	err = iw_mpa_recv_reply(ep, &rejected);
-	if (err)
-		goto fail;
-	err = iw_ep_attach(ep);
-	if (err) {
-		err = -ECONNRESET;
-		goto fail;
-	}
-	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata, ep->pd_len);
-	iw_ep_start(ep);
-	return;
+	ep->state = IW_EP_SETUP;
+	return 0;
+}
 
-fail:
+/* Active side: TCP connect, MPA request, MPA reply, attach. */
+static void iw_setup_active(struct iw_ep *ep)
+{
+	struct iw_cm_id *id = ep->cm_id;
+	bool rejected = false;
+	int err;
+
+	err = iw_setup_check(ep);
+	if (!err && ep->state == IW_EP_CONNECTING)
+		err = iw_active_connect(ep);
+	if (!err)
+		err = iw_mpa_recv_reply(ep, &rejected);
+	if (err == -EINPROGRESS)
+		return;
+	iw_setup_end(ep);
+	if (!err && iw_ep_attach(ep))
+		err = -ECONNRESET;
+	if (!err) {
+		iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata,
+			 ep->pd_len);
+		iw_ep_start(ep);
+		return;
+	}
+
 	pr_debug("%s: connect failed: %d\n", dev_name(&ep->dev->ibdev.dev),
 		 err);
-	if (err != -ECONNREFUSED && err != -ETIMEDOUT)
+	if (err == -ETIMEDOUT)
+		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+	else if (err != -ECONNREFUSED)
 		err = -ECONNRESET;
 	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
 		 rejected ? ep->pdata : NULL, rejected ? ep->pd_len : 0);
 	id->rem_ref(id);
 	ep->cm_id = NULL;
+	iw_qp_unclaim(ep->qp, ep);
 	srdma_qp_put(ep->qp);
 	ep->qp = NULL;
-	iw_ep_put(ep);
+	iw_ep_put(ep);			/* the set-up's reference */
 }
 
 int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
@@ -403,9 +646,10 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	struct srdma_dev *dev = to_sdev(id->device);
 	struct iw_ep *ep;
 	struct srdma_qp *qp;
+	int err;
 
-	if (param->private_data_len >
-	    MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
+	/* what an MPA frame carries besides IRD/ORD, and iw_cm events */
+	if (param->private_data_len > U8_MAX)
 		return -EINVAL;
 	if (id->m_remote_addr.ss_family != AF_INET &&
 	    id->m_remote_addr.ss_family != AF_INET6)
@@ -417,6 +661,12 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!ep) {
 		srdma_qp_put(qp);
 		return -ENOMEM;
+	}
+	err = iw_qp_claim(qp, ep);
+	if (err) {
+		srdma_qp_put(qp);
+		iw_ep_put(ep);
+		return err;
 	}
 	ep->qp = qp;
 	ep->cm_id = id;
@@ -433,42 +683,73 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ep->pd_len = param->private_data_len;
 	if (ep->pd_len)
 		memcpy(ep->pdata, param->private_data, ep->pd_len);
-	queue_work(system_unbound_wq, &ep->setup_work);
+	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
+	iw_setup_kick(ep);
 	return 0;
 }
 
-/* Passive side, in a work item: read the MPA request, tell iw_cm. */
-static void iw_setup_passive(struct work_struct *work)
+/*
+ * Passive side, the request is in: tell iw_cm. A successful event hands
+ * the endpoint over; iw_cm's accept or reject may then free it at once
+ * on another CPU, so nothing here touches it after, and the listener
+ * only through the reference the endpoint gave us.
+ */
+static void iw_setup_hand_off(struct iw_ep *ep)
 {
-	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
 	struct iw_listener *l = ep->listener;
-	struct socket *s = ep->sock;
+
+	ep->listener = NULL;
+	ep->state = IW_EP_AWAIT_ACCEPT;
+	/* a stopping listener's iw_cm would drop the request unanswered */
+	if (READ_ONCE(l->dying) ||
+	    iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, ep->pdata,
+		     ep->pd_len)) {
+		/* iw_cm did not take the request: still ours */
+		iw_mpa_send(ep, false, true, NULL, 0);
+		iw_ep_put(ep);
+	}
+	iw_listener_put(l);
+}
+
+/* Passive side: read the MPA request, tell iw_cm. */
+static void iw_setup_passive(struct iw_ep *ep)
+{
 	int err;
 
-	s->sk->sk_rcvtimeo = IW_MPA_TIMEOUT;
-	s->sk->sk_sndtimeo = IW_MPA_TIMEOUT;
-	tcp_sock_set_nodelay(s->sk);
-	if (kernel_getsockname(s, (struct sockaddr *)&ep->laddr) < 0 ||
-	    kernel_getpeername(s, (struct sockaddr *)&ep->raddr) < 0)
-		goto fail;
-	err = iw_mpa_recv_request(ep);
+	err = iw_setup_check(ep);
+	if (!err)
+		err = iw_mpa_recv_request(ep);
+	if (err == -EINPROGRESS)
+		return;
 	pr_debug("mpa request received: %d\n", err);
-	if (err)
-		goto fail;
-	if (READ_ONCE(l->dying))
-		goto reject;
-	ep->state = IW_EP_AWAIT_ACCEPT;
-	/* from here iw_cm owns our reference: it accepts or rejects */
-	if (iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, ep->pdata,
-		     ep->pd_len))
-		goto reject;	/* iw_cm had no room for the request */
-	ep->listener = NULL;
-	iw_listener_put(l);
-	return;
+	iw_setup_end(ep);
+	if (err) {
+		if (err == -ETIMEDOUT)
+			srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+		iw_ep_put(ep);		/* the set-up's reference */
+		return;
+	}
+	iw_setup_hand_off(ep);
+}
 
-reject:
+static void iw_setup_work(struct work_struct *work)
+{
+	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
+
+	if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags)) {
+		if (ep->active)
+			iw_setup_active(ep);
+		else
+			iw_setup_passive(ep);
+	}
+	iw_ep_put(ep);			/* the kick's reference */
+}
+
+/* iw_cm gives up on a request: it hears no more of it. */
+static void iw_accept_fail(struct iw_cm_id *id, struct iw_ep *ep)
+{
 	iw_mpa_send(ep, false, true, NULL, 0);
-fail:
+	id->provider_data = NULL;
 	iw_ep_put(ep);
 }
 
@@ -481,12 +762,22 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 
 	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
 		return -EINVAL;
-	if (param->private_data_len >
-	    MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
+	/* a failed accept precludes provider events: the request ends here */
+	if (param->private_data_len > U8_MAX) {
+		iw_accept_fail(id, ep);
 		return -EINVAL;
+	}
 	qp = srdma_qp_get(dev, param->qpn);
-	if (!qp)
+	if (!qp) {
+		iw_accept_fail(id, ep);
 		return -EINVAL;
+	}
+	err = iw_qp_claim(qp, ep);
+	if (err) {
+		srdma_qp_put(qp);
+		iw_accept_fail(id, ep);
+		return err;
+	}
 	ep->qp = qp;
 	/* serve at least what the peer will send; send no more than it serves */
 	ep->conn.ird = clamp_t(u32, max_t(u32, ep->conn.ird, param->ird), 1,
@@ -505,6 +796,7 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		id->rem_ref(id);
 		ep->cm_id = NULL;
 		ep->qp = NULL;
+		iw_qp_unclaim(qp, ep);
 		srdma_qp_put(qp);
 		iw_ep_put(ep);
 		id->provider_data = NULL;
@@ -521,8 +813,6 @@ int srdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 
 	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
 		return -EINVAL;
-	if (pdata_len > MPA_MAX_PRIV_DATA - sizeof(struct mpa_v2_params))
-		pdata_len = 0;
 	iw_mpa_send(ep, false, true, pdata, pdata_len);
 	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
 	id->provider_data = NULL;
@@ -538,36 +828,82 @@ static void iw_listen_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
 	if (l && !READ_ONCE(l->dying))
-		queue_work(system_unbound_wq, &l->accept_work);
+		queue_work(srdma_wq, &l->accept_work);
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Room for one more connection in set-up? Counts it if so. */
+static bool iw_listener_admit(struct iw_listener *l)
+{
+	bool ok;
+
+	spin_lock_bh(&l->lock);
+	ok = l->nhalf < IW_MAX_HALF_OPEN;
+	if (ok)
+		l->nhalf++;
+	spin_unlock_bh(&l->lock);
+	if (!ok)
+		srdma_count(l->dev, SRDMA_CNT_IW_SETUP_REFUSED);
+	return ok;
+}
+
+/* A new connection: start its set-up, or close it at once. */
+static void iw_accept_one(struct iw_listener *l, struct socket *ns)
+{
+	struct iw_ep *ep = NULL;
+
+	/* a child inherits the listener's callbacks: undo */
+	write_lock_bh(&ns->sk->sk_callback_lock);
+	ns->sk->sk_user_data = NULL;
+	ns->sk->sk_data_ready = l->saved_data_ready;
+	write_unlock_bh(&ns->sk->sk_callback_lock);
+
+	if (!iw_listener_admit(l)) {
+		sock_no_linger(ns->sk);	/* RST: nothing of it lingers */
+		sock_release(ns);
+		return;
+	}
+	ep = iw_ep_alloc(l->dev, false);
+	if (!ep || kernel_getsockname(ns, (struct sockaddr *)&ep->laddr) < 0 ||
+	    kernel_getpeername(ns, (struct sockaddr *)&ep->raddr) < 0) {
+		kfree(ep);
+		sock_release(ns);
+		spin_lock_bh(&l->lock);
+		l->nhalf--;
+		spin_unlock_bh(&l->lock);
+		wake_up(&l->wq);
+		return;
+	}
+	ep->sock = ns;
+	tcp_sock_set_nodelay(ns->sk);
+	kref_get(&l->ref);
+	ep->listener = l;
+	spin_lock_bh(&l->lock);
+	list_add_tail(&ep->half_open, &l->half_open);
+	spin_unlock_bh(&l->lock);
+	/* armed before any kick: the set-up's end must find it armed */
+	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
+	iw_setup_hook(ep);
+	iw_setup_kick(ep);		/* the request may be in already */
 }
 
 static void iw_accept_work(struct work_struct *work)
 {
 	struct iw_listener *l = container_of(work, struct iw_listener,
 					     accept_work);
+	int budget = IW_ACCEPT_BUDGET;
 	struct socket *ns;
-	struct iw_ep *ep;
 	int i;
 
 	for (i = 0; i < l->nsocks; i++) {
 		while (!READ_ONCE(l->dying) &&
 		       !kernel_accept(l->socks[i], &ns, O_NONBLOCK)) {
-			/* a child inherits the listener's callbacks: undo */
-			write_lock_bh(&ns->sk->sk_callback_lock);
-			ns->sk->sk_user_data = NULL;
-			ns->sk->sk_data_ready = l->saved_data_ready;
-			write_unlock_bh(&ns->sk->sk_callback_lock);
-			ep = iw_ep_alloc(l->dev, false);
-			if (!ep) {
-				sock_release(ns);
+			iw_accept_one(l, ns);
+			if (--budget)
 				continue;
-			}
-			ep->sock = ns;
-			kref_get(&l->ref);
-			ep->listener = l;
-			/* blocking MPA reads stay off srdma_wq's tx work */
-			queue_work(system_unbound_wq, &ep->setup_work);
+			/* a flood: let other work have the worker */
+			queue_work(srdma_wq, &l->accept_work);
+			return;
 		}
 	}
 }
@@ -683,6 +1019,7 @@ static bool iw_addr_is_any(const struct sockaddr_storage *a)
 
 static void iw_listener_stop(struct iw_listener *l)
 {
+	struct iw_ep *ep;
 	int i;
 
 	WRITE_ONCE(l->dying, true);
@@ -700,6 +1037,13 @@ static void iw_listener_stop(struct iw_listener *l)
 	/* a child still queued could have run our callback until now */
 	cancel_work_sync(&l->accept_work);
 	l->nsocks = 0;
+
+	/* no set-up outlives its listener: end them and wait */
+	spin_lock_bh(&l->lock);
+	list_for_each_entry(ep, &l->half_open, half_open)
+		iw_ep_abort(ep);
+	spin_unlock_bh(&l->lock);
+	wait_event(l->wq, !READ_ONCE(l->nhalf));
 }
 
 int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
@@ -714,6 +1058,9 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	if (!l)
 		return -ENOMEM;
 	kref_init(&l->ref);
+	spin_lock_init(&l->lock);
+	INIT_LIST_HEAD(&l->half_open);
+	init_waitqueue_head(&l->wq);
 	l->dev = to_sdev(id->device);
 	l->cm_id = id;
 	INIT_WORK(&l->accept_work, iw_accept_work);

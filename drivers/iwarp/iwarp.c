@@ -60,6 +60,7 @@ static int iw_qp_init(struct srdma_qp *qp)
 		return -ENOMEM;
 	iqp->qp = qp;
 	spin_lock_init(&iqp->lock);
+	init_waitqueue_head(&iqp->detach_wq);
 	INIT_WORK(&iqp->tx_work, iw_tx_work);
 	mutex_init(&iqp->tx_mutex);
 	iw_rx_reset(iqp);
@@ -101,9 +102,19 @@ static void iw_qp_release(struct srdma_qp *qp)
 {
 	struct iw_qp *iqp = to_iwqp(qp);
 
-	/* a connect still in MPA must not attach once it is done */
-	WRITE_ONCE(iqp->released, true);
-	iw_qp_close(qp, true);
+	/* under the lock that attach checks it under: never attach again */
+	spin_lock_bh(&iqp->lock);
+	iqp->released = true;
+	spin_unlock_bh(&iqp->lock);
+	/* a set-up in progress ends now, not when its peer gives up */
+	iw_qp_detach(qp);
+}
+
+/* To RESET: first off the connection, so that rx and tx are quiet. */
+static void iw_qp_reset(struct srdma_qp *qp)
+{
+	iw_qp_detach(qp);
+	cancel_work_sync(&to_iwqp(qp)->tx_work);
 }
 
 /*
@@ -128,7 +139,7 @@ static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		iw_tx_kick(iqp);
 		break;
 	case IB_QPS_RESET:
-		cancel_work_sync(&iqp->tx_work);
+		/* iw_qp_reset detached the connection: no rx or tx runs */
 		spin_lock_bh(&iqp->lock);
 		if (!iqp->ep) {
 			iw_rx_reset(iqp);
@@ -168,6 +179,7 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.qp_destroy = iw_qp_destroy,
 	.qp_error = iw_qp_error,
 	.qp_release = iw_qp_release,
+	.qp_reset = iw_qp_reset,
 	.qp_state_changed = iw_qp_state_changed,
 	.sq_kick = iw_sq_kick,
 };

@@ -29,8 +29,11 @@
 			 sizeof(struct rdmap_atomic_req))
 #define IW_TX_BUF_SIZE	(64 * 1024)
 #define IW_MAX_FPDU	(16 * 1024)	/* cap on one FPDU, below the buffer */
-#define IW_MPA_TIMEOUT	(10 * HZ)	/* silent peer during MPA set-up */
+#define IW_MPA_TIMEOUT	(10 * HZ)	/* whole set-up: TCP connect and MPA */
+#define IW_MAX_HALF_OPEN 64		/* per listener, in MPA set-up */
+#define IW_ACCEPT_BUDGET 32		/* connections per accept work run */
 #define IW_CLOSE_TIMEOUT (5 * HZ)	/* graceful close before abort */
+#define IW_TERM_TIMEOUT	HZ		/* sending a Terminate, in all */
 #define IW_MAX_LISTEN	16		/* addresses behind one wildcard */
 #define IW_MAX_ORD	SRDMA_MAX_RD_ATOMIC
 #define IW_MAX_IRD	SRDMA_MAX_RD_ATOMIC
@@ -38,7 +41,8 @@
 extern bool srdma_iw_crc;
 
 enum iw_ep_state {
-	IW_EP_SETUP,		/* TCP connect and MPA exchange */
+	IW_EP_CONNECTING,	/* active: TCP connect under way */
+	IW_EP_SETUP,		/* MPA exchange */
 	IW_EP_AWAIT_ACCEPT,	/* passive: request handed to iw_cm */
 	IW_EP_CONNECTED,	/* attached to its QP, FPDUs flow */
 	IW_EP_DRAINING,		/* graceful close: FIN sent, awaiting peer */
@@ -47,6 +51,13 @@ enum iw_ep_state {
 };
 
 struct iw_listener;
+
+/* iw_ep.flags: set-up events, set from callbacks and timers */
+enum {
+	IW_EPF_TIMEOUT,		/* the set-up deadline passed */
+	IW_EPF_ABORT,		/* listener stop, QP reset or destroy */
+	IW_EPF_SETUP_DONE,	/* set-up over: nothing more to do for it */
+};
 
 /* Negotiated connection parameters. */
 struct iw_conn {
@@ -63,6 +74,8 @@ struct iw_ep {
 	bool active;
 	bool peer_closed;		/* FIN seen: DISCONNECT before CLOSE */
 	bool abort;			/* close with RST */
+	bool close_req;			/* close asked for before CONNECTED */
+	unsigned long flags;		/* IW_EPF_* */
 
 	struct srdma_dev *dev;
 	struct socket *sock;
@@ -70,8 +83,18 @@ struct iw_ep {
 	struct srdma_qp *qp;		/* referenced while attached */
 	struct iw_listener *listener;	/* passive, until handed over */
 
+	/*
+	 * Set-up never blocks a worker: socket callbacks and the deadline
+	 * timer queue setup_work, which takes what the socket has and
+	 * returns. Each queued instance holds a reference of its own.
+	 */
 	struct work_struct setup_work;
+	struct timer_list timer;	/* set-up deadline */
+	struct list_head half_open;	/* passive: on the listener's list */
 	struct delayed_work close_work;
+
+	struct mpa_frame mpa;		/* the peer's frame header */
+	u16 mpa_have;			/* bytes of header + pdata in */
 
 	struct iw_conn conn;
 	u8 rev;				/* MPA revision of the request */
@@ -95,6 +118,10 @@ struct iw_listener {
 	struct socket *socks[IW_MAX_LISTEN];
 	void (*saved_data_ready)(struct sock *sk);
 	bool dying;
+	spinlock_t lock;		/* half_open, nhalf */
+	struct list_head half_open;	/* endpoints in MPA set-up */
+	u32 nhalf;
+	wait_queue_head_t wq;		/* stop waits for nhalf == 0 */
 };
 
 enum iw_rx_state {
@@ -153,6 +180,14 @@ struct iw_qp {
 	struct srdma_qp *qp;
 	spinlock_t lock;		/* ep, sock, orq, ird ring, term */
 	struct iw_ep *ep;		/* referenced while attached */
+	/*
+	 * The one endpoint that may attach, from connect/accept until its
+	 * set-up fails or its close work is done; reset and destroy take
+	 * it back from a set-up, and wait on detach_wq for a close.
+	 */
+	struct iw_ep *claim;
+	bool claim_attached;		/* its close work will unclaim */
+	wait_queue_head_t detach_wq;
 	struct socket *sock;
 	struct iw_conn conn;
 	u32 max_payload;		/* per FPDU, from the TCP MSS */
@@ -206,9 +241,10 @@ int srdma_iw_destroy_listen(struct iw_cm_id *id);
 void iw_ep_close(struct iw_ep *ep, bool abort);
 void iw_ep_drain(struct iw_ep *ep);
 void iw_ep_put(struct iw_ep *ep);
+void iw_ep_abort(struct iw_ep *ep);
+void iw_qp_detach(struct srdma_qp *qp);
 
 /* mpa.c */
-int iw_sock_recv(struct socket *s, void *buf, size_t len);
 int iw_sock_send(struct socket *s, const void *buf, size_t len);
 int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 		const void *pdata, u8 pdata_len);

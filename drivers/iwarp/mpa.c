@@ -1,44 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MPA connection set-up (RFC 5044 section 7, RFC 6581): the request and
- * reply frames, revision 1 and 2, CRC and IRD/ORD negotiation. These run
- * in process context on a blocking socket whose timeouts bound a silent
- * peer; nothing here reads past the frame, so FPDUs that follow stay in
- * the socket for rx.c.
+ * reply frames, revision 1 and 2, CRC and IRD/ORD negotiation. Nothing
+ * here blocks: a frame is collected from what the socket has, over as
+ * many calls as the peer takes (cm.c bounds the time), and nothing past
+ * the frame is read, so FPDUs that follow stay in the socket for rx.c.
  */
 #include <linux/net.h>
 
 #include "iwarp.h"
 
-/* Receive exactly @len bytes; 0 or a negative errno. */
-int iw_sock_recv(struct socket *s, void *buf, size_t len)
+/* Take what the socket has, up to @len: bytes read or a negative errno. */
+static int iw_sock_recv_some(struct socket *s, void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = {};
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	int rc;
 
-	rc = kernel_recvmsg(s, &msg, &iov, 1, len, MSG_WAITALL);
-	if (rc == len)
-		return 0;
+	rc = kernel_recvmsg(s, &msg, &iov, 1, len, MSG_DONTWAIT);
 	if (rc == -EAGAIN)
-		return -ETIMEDOUT;
-	if (rc < 0)
-		return rc;
-	return -ECONNRESET;	/* peer closed inside the frame */
+		return -EINPROGRESS;	/* data_ready brings us back */
+	return rc ? rc : -ECONNRESET;	/* peer closed inside the frame */
 }
 
+/*
+ * Set-up frames are a few hundred bytes on a socket that has sent
+ * nothing else yet: they fit in its buffer, so do not wait for room.
+ */
 int iw_sock_send(struct socket *s, const void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
 	int rc;
 
 	rc = kernel_sendmsg(s, &msg, &iov, 1, len);
 	if (rc == len)
 		return 0;
-	if (rc == -EAGAIN)
-		return -ETIMEDOUT;
-	return rc < 0 ? rc : -EIO;
+	return rc < 0 && rc != -EAGAIN ? rc : -EIO;
 }
 
 /*
@@ -79,16 +77,39 @@ int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 			    sizeof(msg.f) + v2_len + pdata_len);
 }
 
-/* Read the frame header and its private data into ep->pdata. */
-static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key,
-			     struct mpa_frame *f)
+/* Read @len more bytes of the frame to @buf, which holds @have of them. */
+static int iw_mpa_fill(struct iw_ep *ep, u8 *buf, u32 have, u32 len)
 {
-	u16 pd_len;
+	int rc;
+
+	while (have < len) {
+		rc = iw_sock_recv_some(ep->sock, buf + have, len - have);
+		if (rc < 0)
+			return rc;
+		have += rc;
+		ep->mpa_have += rc;
+	}
+	return 0;
+}
+
+/*
+ * Collect the frame header into ep->mpa and its private data into
+ * ep->pdata: 0 once all of it is in, -EINPROGRESS until then. The header
+ * is checked before any private data is read.
+ */
+static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
+{
+	const u32 hlen = sizeof(ep->mpa);
+	struct mpa_frame *f = &ep->mpa;
+	u32 pd_len;
 	int err;
 
-	err = iw_sock_recv(ep->sock, f, sizeof(*f));
-	if (err)
-		return err;
+	BUILD_BUG_ON(U8_MAX + sizeof(struct mpa_v2_params) > MPA_MAX_PRIV_DATA);
+	if (ep->mpa_have < hlen) {
+		err = iw_mpa_fill(ep, (u8 *)f, ep->mpa_have, hlen);
+		if (err)
+			return err;
+	}
 	if (memcmp(f->key, key, MPA_KEY_LEN))
 		return -EPROTO;
 	if (f->rev != MPA_REV1 && f->rev != MPA_REV2)
@@ -97,7 +118,7 @@ static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key,
 	/* iw_cm events carry at most 255 bytes besides the IRD/ORD words */
 	if (pd_len > U8_MAX + sizeof(struct mpa_v2_params))
 		return -EPROTO;
-	err = iw_sock_recv(ep->sock, ep->pdata, pd_len);
+	err = iw_mpa_fill(ep, ep->pdata, ep->mpa_have - hlen, pd_len);
 	if (err)
 		return err;
 	ep->pd_len = pd_len;
@@ -120,22 +141,23 @@ static int iw_mpa_take_v2(struct iw_ep *ep, u16 *ird, u16 *ord)
 }
 
 /*
- * Passive side: read the request. Fills ep->conn with what the peer
- * asked for (its ORD is our IRD and the other way round); markers are
- * not supported and refused with a reject reply.
+ * Passive side: read the request (-EINPROGRESS until all of it is in).
+ * Fills ep->conn with what the peer asked for (its ORD is our IRD and the
+ * other way round); markers are not supported and refused with a reject
+ * reply.
  */
 int iw_mpa_recv_request(struct iw_ep *ep)
 {
-	struct mpa_frame f;
+	const struct mpa_frame *f = &ep->mpa;
 	u16 ird = 1, ord = 1;
 	int err;
 
-	err = iw_mpa_recv_frame(ep, MPA_KEY_REQ, &f);
+	err = iw_mpa_recv_frame(ep, MPA_KEY_REQ);
 	if (err)
 		return err;
-	ep->rev = f.rev;
-	ep->req_flags = f.flags;
-	ep->enhanced = f.rev == MPA_REV2 && (f.flags & MPA_FLAG_ENHANCED);
+	ep->rev = f->rev;
+	ep->req_flags = f->flags;
+	ep->enhanced = f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED);
 	if (ep->enhanced) {
 		err = iw_mpa_take_v2(ep, &ird, &ord);
 		if (err)
@@ -143,11 +165,11 @@ int iw_mpa_recv_request(struct iw_ep *ep)
 	}
 	if (ep->pd_len > U8_MAX)
 		return -EPROTO;
-	ep->conn.crc = srdma_iw_crc || (f.flags & MPA_FLAG_CRC);
-	ep->conn.atomics = !!(f.flags & MPA_FLAG_SRDMA_ATOMIC_OFFER);
+	ep->conn.crc = srdma_iw_crc || (f->flags & MPA_FLAG_CRC);
+	ep->conn.atomics = !!(f->flags & MPA_FLAG_SRDMA_ATOMIC_OFFER);
 	ep->conn.ird = min_t(u16, ord & MPA_V2_IRD_ORD_MASK, IW_MAX_IRD);
 	ep->conn.ord = min_t(u16, ird & MPA_V2_IRD_ORD_MASK, IW_MAX_ORD);
-	if (f.flags & MPA_FLAG_MARKERS) {
+	if (f->flags & MPA_FLAG_MARKERS) {
 		ep->conn.atomics = false;
 		iw_mpa_send(ep, false, true, NULL, 0);
 		return -EOPNOTSUPP;
@@ -156,31 +178,35 @@ int iw_mpa_recv_request(struct iw_ep *ep)
 }
 
 /*
- * Active side: read the reply. A reject is reported through @rejected
- * with its private data kept for the CONNECT_REPLY event.
+ * Active side: read the reply (-EINPROGRESS until all of it is in). A
+ * reject is reported through @rejected with its private data kept for
+ * the CONNECT_REPLY event.
  */
 int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
 {
-	struct mpa_frame f;
+	const struct mpa_frame *f = &ep->mpa;
 	u16 ird, ord;
 	int err;
 
 	*rejected = false;
-	err = iw_mpa_recv_frame(ep, MPA_KEY_REP, &f);
+	err = iw_mpa_recv_frame(ep, MPA_KEY_REP);
 	if (err)
 		return err;
-	if (f.flags & MPA_FLAG_REJECT) {
+	if (f->flags & MPA_FLAG_REJECT) {
 		/* the consumer gets the peer's own private data only */
-		if (f.rev == MPA_REV2 && (f.flags & MPA_FLAG_ENHANCED) &&
+		if (f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED) &&
 		    iw_mpa_take_v2(ep, &ird, &ord))
+			ep->pd_len = 0;
+		/* more than an iw_cm event carries: none rather than cut */
+		if (ep->pd_len > U8_MAX)
 			ep->pd_len = 0;
 		*rejected = true;
 		return -ECONNREFUSED;
 	}
-	if (f.flags & MPA_FLAG_MARKERS)
+	if (f->flags & MPA_FLAG_MARKERS)
 		return -EPROTO;
 	if (ep->enhanced) {
-		if (f.rev != MPA_REV2 || !(f.flags & MPA_FLAG_ENHANCED))
+		if (f->rev != MPA_REV2 || !(f->flags & MPA_FLAG_ENHANCED))
 			return -EPROTO;
 		err = iw_mpa_take_v2(ep, &ird, &ord);
 		if (err)
@@ -195,8 +221,8 @@ int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
 	if (ep->pd_len > U8_MAX)
 		return -EPROTO;
 	/* CRC is on if either side asked for it (RFC 5044 7.1.2) */
-	ep->conn.crc = ep->conn.crc || (f.flags & MPA_FLAG_CRC);
+	ep->conn.crc = ep->conn.crc || (f->flags & MPA_FLAG_CRC);
 	ep->conn.atomics = ep->conn.atomics &&
-			   (f.flags & MPA_FLAG_SRDMA_ATOMIC_ACCEPT);
+			   (f->flags & MPA_FLAG_SRDMA_ATOMIC_ACCEPT);
 	return 0;
 }

@@ -516,6 +516,11 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 	case RDMAP_READ_RESP: {
 		struct srdma_swqe *w = iw_rx_orq_head(iqp);
 
+		if (!w) {		/* the header found one: never */
+			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				   TERM_RDMAP_OPCODE, false, IB_WC_SUCCESS);
+			return;
+		}
 		err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len,
 				     SRDMA_TO_MEM);
 		w->done += len;
@@ -600,6 +605,8 @@ static void iw_rx_fpdu_done(struct iw_qp *iqp)
 		if (rx->last) {
 			struct srdma_swqe *w = iw_rx_orq_head(iqp);
 
+			if (!w)
+				break;
 			rx->rd_active = false;
 			iw_rx_orq_pop(iqp);
 			srdma_sq_wqe_done(qp, w, w->done == w->length ?

@@ -217,13 +217,22 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 	struct srdma_qp *qp = iqp->qp;
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	struct srdma_swqe *w;
-	u32 outstanding;
+	u32 outstanding, fetch;
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return false;
 	/* WQE contents before the fetch index: pairs with srdma_sq_run */
-	if (iqp->tx_idx == smp_load_acquire(&qp->sq_fetch))
+	fetch = smp_load_acquire(&qp->sq_fetch);
+	if (iqp->tx_idx == fetch)
 		return false;
+	/*
+	 * Never more than a ring ahead of us: anything else (a ring reset
+	 * under us) would have us walk up to 2^32 slots of stale WQEs.
+	 */
+	if (fetch - iqp->tx_idx > qp->sq.q.index_mask + 1) {
+		srdma_qp_error(qp);
+		return false;
+	}
 	w = srdma_swqe_at(qp, iqp->tx_idx);
 	if (w->state == SRDMA_WQE_DONE) {
 		iqp->tx_idx++;		/* a local operation, finished */
@@ -287,16 +296,36 @@ static void iw_tx_complete(struct iw_qp *iqp)
 	}
 }
 
-static int iw_tx_push(struct iw_qp *iqp, struct socket *s, int flags)
+/*
+ * Hand the buffer to TCP. Without a @deadline the sends do not block
+ * (-EAGAIN when the socket is full); with one they block, but never past
+ * it in all: a peer that opens its window a byte at a time makes
+ * progress on every send and would otherwise hold us for as long as it
+ * likes.
+ */
+static int iw_tx_push(struct iw_qp *iqp, struct socket *s,
+		      const unsigned long *deadline)
 {
 	while (iqp->tx_off < iqp->tx_len) {
 		struct kvec iov = {
 			.iov_base = iqp->tx_buf + iqp->tx_off,
 			.iov_len = iqp->tx_len - iqp->tx_off,
 		};
-		struct msghdr msg = { .msg_flags = flags | MSG_NOSIGNAL };
-		int rc = kernel_sendmsg(s, &msg, &iov, 1, iov.iov_len);
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		long left = 0;
+		int rc;
 
+		if (deadline) {
+			left = (long)(*deadline - jiffies);
+			if (left <= 0)
+				return -ETIMEDOUT;
+			WRITE_ONCE(s->sk->sk_sndtimeo, left);
+		} else {
+			msg.msg_flags |= MSG_DONTWAIT;
+		}
+		rc = kernel_sendmsg(s, &msg, &iov, 1, iov.iov_len);
+		if (rc == -EAGAIN && deadline)
+			return -ETIMEDOUT;
 		if (rc <= 0)
 			return rc ? rc : -EPIPE;
 		iqp->tx_off += rc;
@@ -355,7 +384,7 @@ static void iw_tx_run(struct iw_qp *iqp)
 		return;
 
 	for (rounds = 0; rounds < 16; rounds++) {
-		rc = iw_tx_push(iqp, s, MSG_DONTWAIT);
+		rc = iw_tx_push(iqp, s, NULL);
 		if (rc == -EAGAIN)
 			return;		/* write_space brings us back */
 		if (rc) {
@@ -426,11 +455,12 @@ void iw_tx_write_space(struct sock *sk)
  */
 int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
 {
+	/* the whole of it, half an FPDU included, gets one second */
+	unsigned long deadline = jiffies + IW_TERM_TIMEOUT;
 	u8 *p;
 	int err;
 
-	s->sk->sk_sndtimeo = HZ;
-	err = iw_tx_push(iqp, s, 0);
+	err = iw_tx_push(iqp, s, &deadline);
 	if (err)
 		return err;
 	p = iw_fpdu_begin(iqp);
@@ -442,7 +472,7 @@ int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
 	       iqp->term_hdr_len);
 	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) +
 		    sizeof(struct rdmap_term) + iqp->term_hdr_len);
-	return iw_tx_push(iqp, s, 0);
+	return iw_tx_push(iqp, s, &deadline);
 }
 
 /* Drop what the transmit side holds: buffered bytes, owed responses. */

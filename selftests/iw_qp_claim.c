@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iw_qp_claim: one iWARP QP may carry one connection. Against a peer
+ * that accepts TCP and then stays silent (iwarp_bad_peer.py ... silent),
+ * a first rdma_connect on a QP is left in MPA set-up; a second
+ * rdma_connect, from another id naming the same QP, must be refused
+ * (EBUSY), and destroying the QP must not wait for the peer: it ends the
+ * set-up at once, and the first id hears that its connect failed. Exit
+ * status 0 only if all of that held.
+ *
+ *   iw_qp_claim ADDR PORT
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/rdma_cma.h>
+
+#define STEP_MS	10000
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The next event on @ch within @ms; its type, or -1. */
+static int next_event(struct rdma_event_channel *ch, int ms, int *status)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int type;
+
+	if (poll(&p, 1, ms) != 1 || rdma_get_cm_event(ch, &ev))
+		return -1;
+	type = ev->event;
+	*status = ev->status;
+	rdma_ack_cm_event(ev);
+	return type;
+}
+
+/* An id on @ch with its address and route resolved to ADDR:PORT. */
+static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch,
+				      const char *addr, const char *port)
+{
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
+	struct rdma_cm_id *id;
+	int st;
+
+	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
+		perror("rdma_getaddrinfo");
+		return NULL;
+	}
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		perror("rdma_create_id");
+		rdma_freeaddrinfo(res);
+		return NULL;
+	}
+	if (rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000) ||
+	    next_event(ch, STEP_MS, &st) != RDMA_CM_EVENT_ADDR_RESOLVED ||
+	    rdma_resolve_route(id, 2000) ||
+	    next_event(ch, STEP_MS, &st) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
+		fprintf(stderr, "address/route resolution failed\n");
+		rdma_destroy_id(id);
+		id = NULL;
+	}
+	rdma_freeaddrinfo(res);
+	return id;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_event_channel *ch1, *ch2;
+	struct rdma_conn_param cp = { .responder_resources = 1,
+				      .initiator_depth = 1 };
+	struct ibv_qp_init_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_cm_id *id1, *id2;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int rc = 1, ev, st, err;
+	double t0, took;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s ADDR PORT\n", argv[0]);
+		return 2;
+	}
+	ch1 = rdma_create_event_channel();
+	ch2 = rdma_create_event_channel();
+	if (!ch1 || !ch2) {
+		perror("rdma_create_event_channel");
+		return 1;
+	}
+	id1 = resolved_id(ch1, argv[1], argv[2]);
+	id2 = resolved_id(ch2, argv[1], argv[2]);
+	if (!id1 || !id2)
+		return 1;
+	pd = ibv_alloc_pd(id1->verbs);
+	cq = pd ? ibv_create_cq(id1->verbs, 8, NULL, NULL, 0) : NULL;
+	if (!cq) {
+		perror("ibv_alloc_pd/ibv_create_cq");
+		return 1;
+	}
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	if (rdma_create_qp(id1, pd, &attr)) {
+		perror("rdma_create_qp");
+		return 1;
+	}
+	if (rdma_connect(id1, &cp)) {
+		perror("first rdma_connect");
+		return 1;
+	}
+	printf("first connect on QP %u under way\n", id1->qp->qp_num);
+
+	/* id2 has no QP of its own: librdmacm passes qp_num as given */
+	cp.qp_num = id1->qp->qp_num;
+	err = rdma_connect(id2, &cp) ? errno : 0;
+	printf("second connect on QP %u: %s\n", cp.qp_num,
+	       err ? strerror(err) : "accepted");
+	if (err != EBUSY) {
+		fprintf(stderr, "expected EBUSY\n");
+		goto out;
+	}
+
+	t0 = now();
+	rdma_destroy_qp(id1);
+	took = now() - t0;
+	printf("destroy_qp during set-up took %.2f s\n", took);
+	ev = next_event(ch1, STEP_MS, &st);
+	printf("first id's event: %s (status %d)\n",
+	       ev < 0 ? "none" : rdma_event_str(ev), st);
+	/* ended by the destroy, not by the set-up timeout (10 s) */
+	if (took < 3 && ev >= 0 && ev != RDMA_CM_EVENT_ESTABLISHED)
+		rc = 0;
+out:
+	rdma_destroy_id(id2);
+	rdma_destroy_id(id1);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	rdma_destroy_event_channel(ch2);
+	rdma_destroy_event_channel(ch1);
+	return rc;
+}
