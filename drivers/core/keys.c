@@ -28,6 +28,7 @@
  * The table's xa_lock is taken with interrupts off: a kernel ULP may post
  * a bind or fast-register (which can replace an object) from any context.
  */
+#include <linux/error-injection.h>
 #include <linux/random.h>
 
 #include "srdma.h"
@@ -50,6 +51,7 @@ struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp)
 	mem->page_shift = PAGE_SHIFT;
 	return mem;
 }
+ALLOW_ERROR_INJECTION(srdma_mem_alloc, NULL);
 
 /* The last reference is gone, or the object was never published. */
 void srdma_mem_free(struct srdma_mem *mem)
@@ -94,6 +96,7 @@ int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem)
 	xa_unlock_irq(&dev->keys);
 	return err < 0 ? err : 0;
 }
+ALLOW_ERROR_INJECTION(srdma_key_add, ERRNO);
 
 /*
  * Unpublish @mem, which the caller made SRDMA_MEM_DEAD under its lock,

@@ -6,6 +6,7 @@
  * User rings are mmapped through rdma_user_mmap entries; the mapping holds
  * its own references on the pages, so destroy never waits for munmap.
  */
+#include <linux/error-injection.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -63,6 +64,7 @@ err_free:
 	q->buf = NULL;
 	return err;
 }
+ALLOW_ERROR_INJECTION(srdma_queue_init, ERRNO);
 
 /* After this the kernel must not touch q->buf again. */
 void srdma_queue_fini(struct srdma_queue *q)

@@ -8,6 +8,8 @@
  * register) and hands the rest to the transport. WQEs complete strictly
  * in order; a slot returns to the producer only when its WQE completed.
  */
+#include <linux/error-injection.h>
+
 #include "srdma.h"
 
 int srdma_swqe_alloc(struct srdma_qp *qp)
@@ -20,6 +22,7 @@ int srdma_swqe_alloc(struct srdma_qp *qp)
 				GFP_KERNEL);
 	return qp->swqe_buf ? 0 : -ENOMEM;
 }
+ALLOW_ERROR_INJECTION(srdma_swqe_alloc, ERRNO);
 
 void srdma_swqe_free(struct srdma_qp *qp)
 {
