@@ -82,20 +82,22 @@ topology() {
 iw_listening() { in_ns ss -ltn | grep -q "$iw_srv:7174"; }
 
 # Long verified rping streams both ways, plus half-open connections on the
-# iWARP listener (TCP connected, no MPA request ever).
+# iWARP listener (TCP connected, no MPA request ever). Each user is a job
+# of its own (set -m): stop_users kills its whole process group. (Not
+# setsid: a job leader's setsid forks, and the user would escape.)
 start_load() {
 	local srv
 	for srv in "$roce_srv" "$iw_srv"; do
-		in_ns setsid rping -s -P -a "$srv" -V -S 2048 -C 100000000 > /dev/null 2>&1 &
+		in_ns rping -s -P -a "$srv" -V -S 2048 -C 100000000 > /dev/null 2>&1 &
 		pids+=($!)
 	done
 	wait_for 20 iw_listening || { echo "iWARP rping server not listening"; return 1; }
 	sleep 1
 	for srv in "$roce_srv" "$iw_srv"; do
-		setsid rping -c -a "$srv" -V -S 2048 -C 100000000 > "$TAP_LOGDIR/rping-$srv.log" 2>&1 &
+		rping -c -a "$srv" -V -S 2048 -C 100000000 > "$TAP_LOGDIR/rping-$srv.log" 2>&1 &
 		pids+=($!)
 	done
-	setsid /usr/bin/python3 -c 'import socket, sys, time
+	/usr/bin/python3 -c 'import socket, sys, time
 socks = []
 for _ in range(16):
     s = socket.create_connection((sys.argv[1], 7174), timeout=10)
