@@ -11,6 +11,12 @@
 #define ROCE_WINDOW		256
 /* Ask for an ACK at least this often inside long messages. */
 #define ROCE_ACKREQ_EVERY	32
+/*
+ * Packets one run of the requester sends with bottom halves off; more
+ * go from tx_work. UC and UD have no window, and one doorbell can post
+ * thousands of 2 GiB messages.
+ */
+#define ROCE_TX_BUDGET		128
 
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w)
 {
@@ -259,7 +265,9 @@ void roce_req_run(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool ud = roce_service(qp) == ROCE_OP_UD;
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+	u32 budget = ROCE_TX_BUDGET;
 
 	if (rqp->dead || rqp->rnr_wait || READ_ONCE(qp->state) != IB_QPS_RTS)
 		return;
@@ -277,6 +285,13 @@ void roce_req_run(struct roce_qp *rqp)
 		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
 			break;
 		if (!w->started) {
+			/* a UD message is one packet (IBTA 9.8.2 C9-60) */
+			if (ud && w->length > roce_mtu(qp)) {
+				rqp->req_cur++;
+				rqp->req_ack = rqp->req_cur;
+				srdma_sq_wqe_done(qp, w, IB_WC_LOC_LEN_ERR);
+				return;
+			}
 			if (roce_is_rd(w->wr.opcode) && rqp->rd_inflight >= max_rd)
 				break;
 			if ((w->wr.send_flags & IB_SEND_FENCE) && rqp->rd_inflight)
@@ -287,6 +302,10 @@ void roce_req_run(struct roce_qp *rqp)
 			w->first_psn = rqp->next_psn;
 			w->last_psn = psn_add(w->first_psn,
 					      roce_wqe_npkts(qp, w) - 1);
+		}
+		if (!budget--) {
+			queue_work(srdma_wq, &rqp->tx_work);
+			break;
 		}
 		err = roce_send_one(rqp, w);
 		if (err == -ENOMEM)
