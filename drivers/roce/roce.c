@@ -90,11 +90,16 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 			roce_req_reset(rqp);
 			roce_qp_src_port(qp);
 		}
+		/* back from SQD: start what waited there */
+		if (old == IB_QPS_SQD)
+			roce_req_run(rqp);
 		break;
 	default:
 		break;
 	}
 	spin_unlock_bh(&rqp->lock);
+	if (state == IB_QPS_SQD)
+		roce_req_sqd_check(rqp);
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
 		del_timer_sync(&rqp->retrans_timer);
 		del_timer_sync(&rqp->rnr_timer);
@@ -123,4 +128,5 @@ const struct srdma_transport srdma_roce_transport = {
 	.qp_destroy = roce_qp_destroy,
 	.qp_state_changed = roce_qp_state_changed,
 	.sq_kick = roce_sq_kick,
+	.sqd_drains = true,
 };

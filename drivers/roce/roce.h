@@ -191,6 +191,7 @@ u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w);
 void roce_req_rearm(struct roce_qp *rqp);
 void roce_req_catch_up(struct roce_qp *rqp);
 void roce_req_rnr(struct roce_qp *rqp, u8 code);
+void roce_req_sqd_check(struct roce_qp *rqp);
 void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 		   u32 dqpn, u32 psn, bool ackreq);
 
