@@ -29,6 +29,7 @@ static int roce_qp_init(struct srdma_qp *qp)
 	__skb_queue_head_init(&rqp->reorder);
 	roce_req_timers_init(rqp);
 	roce_ack_init(rqp);
+	roce_resp_init(rqp);
 	err = roce_qp_net_init(rqp);
 	if (err)
 		goto err_free;
@@ -61,6 +62,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
 	cancel_work_sync(&rqp->tx_work);
+	cancel_work_sync(&rqp->rd_work);
 	roce_ack_fini(rqp);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);
@@ -108,6 +110,7 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		rqp->req_cur = qp->sq_cons;
 		rqp->req_ack = qp->sq_cons;
 		roce_reorder_purge(rqp);
+		roce_rd_cancel(rqp);
 		spin_unlock_bh(&rqp->lock);
 	}
 }

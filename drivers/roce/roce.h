@@ -65,12 +65,18 @@ struct roce_pkt {
 	bool ipv6;
 };
 
-/* Responder resource: a READ or ATOMIC kept for duplicate replay. */
+/*
+ * Responder resource: a READ or ATOMIC kept for duplicate replay. Its
+ * reply goes out from next_psn while pending (resp.c, roce_rd_run).
+ */
 struct roce_rdres {
 	bool valid;
 	bool atomic;
+	bool pending;			/* reply packets still to send */
 	u32 first_psn;
 	u32 last_psn;
+	u32 next_psn;
+	u32 mtu;			/* READ: the path MTU when it came */
 	u64 va;
 	u32 rkey;
 	u32 length;
@@ -126,6 +132,10 @@ struct roce_qp {
 	struct roce_rdres *res;
 	u32 nres;
 	u32 res_head;
+	u32 rd_pending;			/* res[] with a reply to send */
+	struct work_struct rd_work;	/* long READ replies (resp.c) */
+	bool rd_queued;			/* rd_work has replies to send */
+	int rd_cpu;			/* ...on this CPU */
 	struct ib_sge rsge[SRDMA_MAX_SGE];
 };
 
@@ -224,5 +234,7 @@ void roce_comp_rcv(struct roce_pkt *pkt);
 /* resp.c APIs: */
 void roce_resp_rcv(struct roce_pkt *pkt);
 void roce_resp_reset(struct roce_qp *rqp);
+void roce_resp_init(struct roce_qp *rqp);
+void roce_rd_cancel(struct roce_qp *rqp);
 
 #endif /* SRDMA_ROCE_H */
