@@ -304,6 +304,15 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 		      psn_add(rqp->epsn, ROCE_PSN_MASK));
 }
 
+enum roce_verdict {
+	ROCE_OK,		/* processed; ACK if asked */
+	ROCE_RNR,		/* no receive posted */
+	ROCE_NAK_INV,		/* invalid request: QP to error */
+	ROCE_NAK_ACC,		/* remote access error: QP to error */
+	ROCE_NAK_OP,		/* remote operational error */
+	ROCE_DONE,		/* answered already (READ/atomic) */
+};
+
 static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
 			       struct ib_wc *wc)
 {
@@ -316,8 +325,9 @@ static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
 		wc->ex.imm_data = imm->imm;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
+	/* an overflowed CQ ends the QP, once rwqe_lock is let go */
 	if (srdma_cq_post(qp->rcq, wc, pkt->bth->flags & ROCE_BTH_SE))
-		srdma_qp_error(qp);
+		to_rqp(qp)->fatal = true;
 }
 
 /* Take a receive WQE for a new message; false: RNR. */
@@ -331,6 +341,12 @@ static bool roce_take_rwqe(struct roce_qp *rqp)
 	return true;
 }
 
+/*
+ * Complete the receive taken for the message in progress with @status.
+ * Every receive popped off the ring completes, successfully, with an
+ * error or as a flush: nothing else would ever give it back. rwqe_lock
+ * held.
+ */
 static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
 {
 	struct ib_wc wc = {
@@ -344,14 +360,31 @@ static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
 	srdma_cq_post(rqp->qp->rcq, &wc, false);
 }
 
-enum roce_verdict {
-	ROCE_OK,		/* processed; ACK if asked */
-	ROCE_RNR,		/* no receive posted */
-	ROCE_NAK_INV,		/* invalid request: QP to error */
-	ROCE_NAK_ACC,		/* remote access error: QP to error */
-	ROCE_NAK_OP,		/* remote operational error */
-	ROCE_DONE,		/* answered already (READ/atomic) */
-};
+/*
+ * The QP went to error: a receive held for a message in progress is
+ * flushed before the ring's own (srdma_flush). Called from any context
+ * but under rwqe_lock, maybe under lock: the state, set first, keeps
+ * the responder from taking another (roce_resp_rcv).
+ */
+void roce_resp_flush(struct roce_qp *rqp)
+{
+	spin_lock_bh(&rqp->rwqe_lock);
+	if (rqp->have_rwqe)
+		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
+	spin_unlock_bh(&rqp->rwqe_lock);
+}
+
+static enum ib_wc_status roce_verdict_status(enum roce_verdict v)
+{
+	switch (v) {
+	case ROCE_NAK_INV:
+		return IB_WC_REM_INV_REQ_ERR;
+	case ROCE_NAK_ACC:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
 
 static enum roce_verdict roce_resp_send(struct roce_qp *rqp,
 					struct roce_pkt *pkt)
@@ -654,6 +687,9 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		roce_send_nak(qp, v == ROCE_NAK_INV ? ROCE_NAK_INVALID_REQ :
 			      v == ROCE_NAK_ACC ? ROCE_NAK_REMOTE_ACCESS :
 			      ROCE_NAK_REMOTE_OP, pkt->psn);
+		/* the receive of a message cut short completes in error */
+		if (rqp->have_rwqe)
+			roce_fail_rwqe(rqp, roce_verdict_status(v));
 		/* class B/C errors end the responder's QP too */
 		rqp->fatal = true;
 		break;
@@ -775,6 +811,14 @@ void roce_resp_rcv(struct roce_pkt *pkt)
 		spin_unlock_bh(&rqp->lock);
 		return;
 	}
+	/*
+	 * The receive in use stays ours until this packet is placed. A QP
+	 * error sets the state before it flushes that receive under
+	 * rwqe_lock: looked at again here, no receive is taken after it.
+	 */
+	spin_lock(&rqp->rwqe_lock);
+	if (!roce_resp_open(READ_ONCE(qp->state)))
+		goto unlock;
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 		roce_resp_rc(rqp, pkt);
@@ -787,6 +831,8 @@ void roce_resp_rcv(struct roce_pkt *pkt)
 		roce_resp_ud(rqp, pkt);
 		break;
 	}
+unlock:
+	spin_unlock(&rqp->rwqe_lock);
 	fatal = rqp->fatal;
 	rqp->fatal = false;
 	spin_unlock_bh(&rqp->lock);
@@ -805,7 +851,9 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->nak_sent = false;
 	rqp->ack_due = false;
 	rqp->in_msg = 0;
-	rqp->have_rwqe = false;
+	spin_lock(&rqp->rwqe_lock);
+	rqp->have_rwqe = false;		/* RESET discards, IBTA 10.3.1 */
+	spin_unlock(&rqp->rwqe_lock);
 	rqp->rerr = false;
 	roce_reorder_purge(rqp);
 	for (i = 0; i < rqp->nres; i++)

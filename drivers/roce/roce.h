@@ -119,6 +119,12 @@ struct roce_qp {
 	struct tasklet_struct ack_tasklet;	/* ack.c */
 	struct sk_buff_head reorder;	/* packets past a gap (reorder.c) */
 	u16 in_msg;			/* 0, ROCE_F_SEND or ROCE_F_WRITE */
+	/*
+	 * The receive taken for the message in progress, with its SGEs and
+	 * cursor; rwqe_lock (inside lock) also guards it against the flush
+	 * on a QP error, which can come from a context holding lock.
+	 */
+	spinlock_t rwqe_lock;
 	bool have_rwqe;
 	struct rxe_recv_wqe rwqe;
 	struct srdma_sge_cursor rcur;
@@ -235,6 +241,7 @@ void roce_comp_rcv(struct roce_pkt *pkt);
 void roce_resp_rcv(struct roce_pkt *pkt);
 void roce_resp_reset(struct roce_qp *rqp);
 void roce_resp_init(struct roce_qp *rqp);
+void roce_resp_flush(struct roce_qp *rqp);
 void roce_rd_cancel(struct roce_qp *rqp);
 
 #endif /* SRDMA_ROCE_H */
