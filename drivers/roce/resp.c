@@ -750,6 +750,17 @@ static void roce_resp_uc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 }
 
+/* Bytes the receive taken for the next message can hold. */
+static u64 roce_rwqe_room(const struct roce_qp *rqp)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < rqp->rwqe.dma.num_sge; i++)
+		room += rqp->rsge[i].length;
+	return room;
+}
+
 /* UD: one packet, one message; the receive gets a 40-byte GRH first. */
 static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
@@ -772,8 +783,21 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 	if (!(pkt->flags & ROCE_F_FIRST) || !(pkt->flags & ROCE_F_LAST))
 		return;
-	if (!roce_take_rwqe(rqp))
+	if (!rqp->have_rwqe && !roce_take_rwqe(rqp))
 		return;		/* UD drops when nothing is posted */
+	/*
+	 * UD is unreliable: a message too long for the receive is dropped
+	 * and counted, and the receive waits for the next one. Completing
+	 * it in error would let any host use up a QP's receives: QP1's MAD
+	 * layer never reposts a receive that completed in error.
+	 */
+	if (roce_rwqe_room(rqp) < (u64)pkt->paylen + sizeof(grh)) {
+		pr_debug_ratelimited("QP %u: %u-byte UD message, receive too short\n",
+				     qp->ibqp.qp_num, pkt->paylen);
+		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
+		return;
+	}
+	srdma_sge_cursor_init(&rqp->rcur, rqp->rsge, rqp->rwqe.dma.num_sge);
 	if (pkt->ipv6) {
 		memcpy(grh, pkt->ip6, sizeof(grh));
 		wc.network_hdr_type = RDMA_NETWORK_IPV6;
