@@ -60,15 +60,16 @@ int roce_parse(struct roce_pkt *pkt)
 	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY &&
 	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY_IMM)
 		return -EINVAL;
-	/* reads, atomics and their responses exist on RC only */
+	/* reads, atomics, invalidates and responses exist on RC only */
 	if (service != ROCE_OP_RC &&
 	    (info->flags & (ROCE_F_READ | ROCE_F_ATOMIC | ROCE_F_ATMWR |
-			    ROCE_F_RESP)))
+			    ROCE_F_RESP | ROCE_F_IETH)))
 		return -EINVAL;
 	hdr_len = info->hdr_len +
 		  (service == ROCE_OP_UD ? sizeof(struct roce_deth) : 0);
 	pad = (pkt->bth->flags & ROCE_BTH_PAD_MASK) >> ROCE_BTH_PAD_SHIFT;
-	if (skb->len < hdr_len + pad + ROCE_ICRC_BYTES)
+	/* headers, payload and pad fill whole 32-bit words (9.2.3) */
+	if (skb->len < hdr_len + pad + ROCE_ICRC_BYTES || (skb->len & 3))
 		return -EINVAL;
 	if (!(info->flags & ROCE_F_PAYLOAD) && skb->len != hdr_len + pad +
 	    ROCE_ICRC_BYTES)

@@ -451,6 +451,8 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 		rqp->wrkey = be32_to_cpu(reth->rkey);
 		rqp->wlen = be32_to_cpu(reth->len);
 		rqp->wresid = rqp->wlen;
+		if (rqp->wlen > ROCE_MAX_MSG)
+			return ROCE_NAK_INV;
 	}
 	if (pkt->paylen > rqp->wresid ||
 	    ((pkt->flags & ROCE_F_LAST) && pkt->paylen != rqp->wresid))
@@ -614,9 +616,15 @@ static bool roce_in_sequence(struct roce_qp *rqp, u32 flags)
 static enum roce_verdict roce_resp_dispatch(struct roce_qp *rqp,
 					    struct roce_pkt *pkt)
 {
+	u32 mtu = roce_mtu(rqp->qp);
 	enum roce_verdict v;
 
 	if (!roce_in_sequence(rqp, pkt->flags))
+		return ROCE_NAK_INV;
+	/* every packet of a message but its last fills the path MTU */
+	if (pkt->paylen > mtu ||
+	    ((pkt->flags & ROCE_F_PAYLOAD) && !(pkt->flags & ROCE_F_LAST) &&
+	     pkt->paylen != mtu))
 		return ROCE_NAK_INV;
 	if (pkt->flags & ROCE_F_READ)
 		return roce_resp_read(rqp, pkt);
