@@ -5,12 +5,18 @@
  * filled with a pattern, and must come out of every refused access
  * unchanged while the requester gets the right completion error.
  * Memory windows (bound on the responder QP) and invalidation too, and
- * that successive keys are not sequential.
+ * that successive keys are not sequential. Then what a refused or
+ * cut-short operation leaves behind: the responder's receive completes, a
+ * READ through a window invalidated midway brings back only real bytes,
+ * SQD drains before it says so, and a UD message longer than the path MTU
+ * fails locally.
  *
  * Environment: SRDMA_DEV (default sroce0) and SRDMA_GID (GID index of a
  * RoCE v2 address of that device, default 1).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,26 +29,31 @@
 #define BUF_LEN		4096
 #define PATTERN		0xab
 #define POLL_MS		10000
+#define BIG_LEN		(4 << 20)
 
 FIXTURE(ra) {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_pd *pd2;
 	struct ibv_cq *cq;
+	struct ibv_cq *rcq;	/* the responder's */
 	struct ibv_qp *req;	/* requester */
 	struct ibv_qp *resp;	/* responder */
 	uint8_t *local;
 	uint8_t *remote;
 	struct ibv_mr *lmr;
 	struct ibv_mr *rmr;
+	union ibv_gid gid;
+	int gid_index;
 };
 
-static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			      enum ibv_qp_type type)
 {
 	struct ibv_qp_init_attr init = {
 		.send_cq = cq,
 		.recv_cq = cq,
-		.qp_type = IBV_QPT_RC,
+		.qp_type = type,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -102,14 +113,18 @@ FIXTURE_SETUP(ra)
 	self->ctx = open_dev(dev);
 	ASSERT_NE(NULL, self->ctx) TH_LOG("cannot open %s", dev);
 	ASSERT_EQ(0, ibv_query_gid(self->ctx, 1, gid_index, &gid));
+	self->gid = gid;
+	self->gid_index = gid_index;
 	self->pd = ibv_alloc_pd(self->ctx);
 	self->pd2 = ibv_alloc_pd(self->ctx);
 	self->cq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
+	self->rcq = ibv_create_cq(self->ctx, 32, NULL, NULL, 0);
 	ASSERT_NE(NULL, self->pd);
 	ASSERT_NE(NULL, self->pd2);
 	ASSERT_NE(NULL, self->cq);
-	self->req = make_qp(self->pd, self->cq);
-	self->resp = make_qp(self->pd, self->cq);
+	ASSERT_NE(NULL, self->rcq);
+	self->req = make_qp(self->pd, self->cq, IBV_QPT_RC);
+	self->resp = make_qp(self->pd, self->rcq, IBV_QPT_RC);
 	ASSERT_NE(NULL, self->req);
 	ASSERT_NE(NULL, self->resp);
 	ASSERT_EQ(0, connect_qp(self->req, self->resp->qp_num, gid_index, &gid));
@@ -139,6 +154,8 @@ FIXTURE_TEARDOWN(ra)
 		ibv_dereg_mr(self->lmr);
 	if (self->cq)
 		ibv_destroy_cq(self->cq);
+	if (self->rcq)
+		ibv_destroy_cq(self->rcq);
 	if (self->pd2)
 		ibv_dealloc_pd(self->pd2);
 	if (self->pd)
@@ -147,6 +164,28 @@ FIXTURE_TEARDOWN(ra)
 		ibv_close_device(self->ctx);
 	free(self->local);
 	free(self->remote);
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The next completion on @cq within POLL_MS; 0 or -ETIMEDOUT. */
+static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (ibv_poll_cq(cq, 1, wc) > 0)
+			return 0;
+	} while (ms_since(&t0) < POLL_MS);
+	return -ETIMEDOUT;
 }
 
 /* Post one RDMA op of @len bytes at @addr with @rkey; return its status. */
@@ -494,6 +533,233 @@ TEST_F(ra, misaligned_atomic)
 	ASSERT_TRUE(st == -EINVAL || st == IBV_WC_REM_INV_REQ_ERR)
 		TH_LOG("status %d", st);
 	ASSERT_TRUE(remote_untouched(self));
+}
+
+/*
+ * A WRITE with immediate takes a receive before its key is checked; when
+ * the check fails that receive completes in error (it used to vanish:
+ * popped off the ring, it was neither completed nor flushed).
+ */
+TEST_F(ra, write_imm_bad_rkey_completes_recv)
+{
+	struct ibv_recv_wr rwr = { .wr_id = 77 }, *rbad;
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	ASSERT_EQ(0, ibv_post_recv(self->resp, &rwr, &rbad));
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+		  one_op(self, IBV_WR_RDMA_WRITE_WITH_IMM, RADDR(self),
+			 self->rmr->rkey ^ 0x100, 64));
+	ASSERT_TRUE(remote_untouched(self));
+	ASSERT_EQ(0, wait_wc(self->rcq, &wc)) TH_LOG("receive never completed");
+	ASSERT_EQ(77ULL, wc.wr_id);
+	ASSERT_NE(IBV_WC_SUCCESS, (int)wc.status);
+}
+
+static int post_wait(struct ibv_qp *qp, struct ibv_cq *cq,
+		     struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	int err = ibv_post_send(qp, wr, &bad);
+
+	if (err)
+		return -err;
+	if (wait_wc(cq, &wc))
+		return -ETIMEDOUT;
+	return wc.status;
+}
+
+/*
+ * A long READ through a type 2 window that the responder invalidates
+ * while the reply is on its way: the READ completes, or fails with a
+ * remote access error, but every byte it placed is one it read (before,
+ * the packets after the invalidate carried whatever the skb held).
+ */
+TEST_F(ra, read_window_invalidated_midway)
+{
+	uint8_t *src = aligned_alloc(4096, BIG_LEN);
+	uint8_t *dst = aligned_alloc(4096, BIG_LEN);
+	struct ibv_send_wr wr, *bad;
+	struct ibv_mr *smr, *dmr;
+	struct ibv_sge sge;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	size_t i;
+	int st;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	memset(src, PATTERN, BIG_LEN);
+	memset(dst, 0x5a, BIG_LEN);
+	smr = ibv_reg_mr(self->pd, src, BIG_LEN, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND);
+	dmr = ibv_reg_mr(self->pd, dst, BIG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	mw = ibv_alloc_mw(self->pd, IBV_MW_TYPE_2);
+	ASSERT_NE(NULL, smr);
+	ASSERT_NE(NULL, dmr);
+	ASSERT_NE(NULL, mw);
+
+	rkey = ibv_inc_rkey(mw->rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = smr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)src;
+	wr.bind_mw.bind_info.length = BIG_LEN;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	ASSERT_EQ(IBV_WC_SUCCESS, post_wait(self->resp, self->rcq, &wr));
+
+	sge.addr = (uintptr_t)dst;
+	sge.length = BIG_LEN;
+	sge.lkey = dmr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 3;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)src;
+	wr.wr.rdma.rkey = rkey;
+	ASSERT_EQ(0, ibv_post_send(self->req, &wr, &bad));
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 4;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	ASSERT_EQ(IBV_WC_SUCCESS, post_wait(self->resp, self->rcq, &wr));
+
+	ASSERT_EQ(0, wait_wc(self->cq, &wc)) TH_LOG("READ never completed");
+	st = wc.status;
+	TH_LOG("READ status %d", st);
+	ASSERT_TRUE(st == IBV_WC_SUCCESS || st == IBV_WC_REM_ACCESS_ERR);
+	for (i = 0; i < BIG_LEN; i++)
+		if (dst[i] != PATTERN && (st == IBV_WC_SUCCESS || dst[i] != 0x5a))
+			break;
+	ASSERT_EQ((size_t)BIG_LEN, i) TH_LOG("byte %zu is %#x", i, dst[i]);
+
+	ibv_dealloc_mw(mw);
+	ibv_dereg_mr(dmr);
+	ibv_dereg_mr(smr);
+	free(dst);
+	free(src);
+}
+
+/*
+ * SQD on a QP with a WRITE on the wire: SQ_DRAINED comes only once the
+ * WRITE is acknowledged, so its completion is already there (before,
+ * the event came at once and ACKs were ignored in SQD: the WRITE hung).
+ */
+TEST_F(ra, sqd_drains_after_acks)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_SQD,
+		.en_sqd_async_notify = 1,
+	};
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->local,
+		.length = BUF_LEN,
+		.lkey = self->lmr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 5,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct pollfd pfd = { .fd = self->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	int flags;
+
+	ASSERT_NE(NULL, reg_remote(self, self->pd, ALL_REMOTE));
+	wr.wr.rdma.remote_addr = RADDR(self);
+	wr.wr.rdma.rkey = self->rmr->rkey;
+	flags = fcntl(pfd.fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(pfd.fd, F_SETFL, flags | O_NONBLOCK));
+
+	ASSERT_EQ(0, ibv_post_send(self->req, &wr, &bad));
+	ASSERT_EQ(0, ibv_modify_qp(self->req, &a, IBV_QP_STATE |
+				   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	ASSERT_EQ(1, poll(&pfd, 1, POLL_MS)) TH_LOG("no SQ_DRAINED event");
+	ASSERT_EQ(0, ibv_get_async_event(self->ctx, &ev));
+	ibv_ack_async_event(&ev);
+	ASSERT_EQ(IBV_EVENT_SQ_DRAINED, (int)ev.event_type);
+	ASSERT_EQ(self->req, ev.element.qp);
+	ASSERT_EQ(1, ibv_poll_cq(self->cq, 1, &wc))
+		TH_LOG("drained with the WRITE still outstanding");
+	ASSERT_EQ(5ULL, wc.wr_id);
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	ASSERT_EQ(0, memcmp(self->remote, self->local, BUF_LEN));
+}
+
+/* A UD message is one packet: longer than the path MTU, it fails locally. */
+TEST_F(ra, ud_message_over_path_mtu)
+{
+	struct ibv_ah_attr aha = {
+		.is_global = 1,
+		.grh = { .dgid = self->gid, .sgid_index = self->gid_index,
+			 .hop_limit = 64 },
+		.port_num = 1,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = 0x11111111,
+	};
+	struct ibv_port_attr port;
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_sge sge;
+	struct ibv_qp *ud;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	uint32_t mtu;
+	int err;
+
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+	mtu = 128u << port.active_mtu;
+	if (mtu >= BUF_LEN)
+		SKIP(return, "path MTU %u: no message of %u bytes exceeds it",
+		     mtu, BUF_LEN);
+	ud = make_qp(self->pd, self->cq, IBV_QPT_UD);
+	ah = ibv_create_ah(self->pd, &aha);
+	ASSERT_NE(NULL, ud);
+	ASSERT_NE(NULL, ah);
+	ASSERT_EQ(0, ibv_modify_qp(ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				   IBV_QP_PORT | IBV_QP_QKEY));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ASSERT_EQ(0, ibv_modify_qp(ud, &a, IBV_QP_STATE));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
+
+	sge.addr = (uintptr_t)self->local;
+	sge.length = mtu + 4;
+	sge.lkey = self->lmr->lkey;
+	wr.wr_id = 6;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	err = ibv_post_send(ud, &wr, &bad);
+	if (!err) {
+		ASSERT_EQ(0, wait_wc(self->cq, &wc));
+		ASSERT_EQ(6ULL, wc.wr_id);
+		ASSERT_EQ(IBV_WC_LOC_LEN_ERR, (int)wc.status);
+	} else {
+		ASSERT_EQ(EINVAL, err);
+	}
+	ibv_destroy_qp(ud);
+	ibv_destroy_ah(ah);
 }
 
 TEST_HARNESS_MAIN

@@ -193,7 +193,11 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	qp->state = next;
 	if (next == IB_QPS_RESET)
 		srdma_qp_reset_rings(qp);
-	if (next == IB_QPS_SQD) {
+	if (next == IB_QPS_SQD && dev->tp->sqd_drains) {
+		/* the transport says when (srdma_qp_sq_drained) */
+		if (cur != IB_QPS_SQD)
+			qp->attr.sq_draining = true;
+	} else if (next == IB_QPS_SQD) {
 		/* nothing is on the wire between WQEs: drained at once */
 		qp->attr.sq_draining = false;
 		drained = cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify;
@@ -211,6 +215,25 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 out:
 	mutex_unlock(&qp->modify_lock);
 	return err;
+}
+
+/*
+ * The transport's SQ has drained in SQD: nothing started is outstanding
+ * any more. Reported once per entry to SQD. Any context but atomic-safe
+ * event handlers' (as for IB_EVENT_QP_FATAL).
+ */
+void srdma_qp_sq_drained(struct srdma_qp *qp)
+{
+	unsigned long flags;
+	bool notify;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	notify = qp->state == IB_QPS_SQD && qp->attr.sq_draining;
+	if (notify)
+		qp->attr.sq_draining = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (notify && qp->attr.en_sqd_async_notify)
+		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
 /* A fatal error on the QP: to ERR, flush, tell the consumer. */

@@ -90,6 +90,12 @@ struct srdma_transport {
 	 * a connection holds. Process context.
 	 */
 	void (*qp_release)(struct srdma_qp *qp);
+	/*
+	 * SQD waits for what is on the wire: the transport calls
+	 * srdma_qp_sq_drained() once nothing is outstanding. Without it
+	 * the SQ counts as drained on entering SQD.
+	 */
+	bool sqd_drains;
 };
 
 /* Per-device counters of things dropped or refused; shown as hw stats. */
@@ -511,6 +517,7 @@ void srdma_qp_put(struct srdma_qp *qp);
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
 void srdma_qp_error(struct srdma_qp *qp);
+void srdma_qp_sq_drained(struct srdma_qp *qp);
 
 /* srq.c APIs: */
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

@@ -15,7 +15,9 @@
 /*
  * ACK, RNR NAK or NAK (@syndrome) for @psn, sent now. Each of them
  * acknowledges every PSN before @psn, so an ACK still pending for one of
- * those is no longer needed. Lock held.
+ * those is no longer needed. An ACK waits while READ responses or atomic
+ * ACKs for earlier PSNs are still to go (resp.c sends it after them):
+ * overtaking them it would tell the requester they were lost. Lock held.
  */
 int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
 {
@@ -23,6 +25,13 @@ int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
 	struct roce_aeth *aeth;
 	struct sk_buff *skb;
 
+	if (rqp->rd_pending &&
+	    (syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_ACK) {
+		if (!rqp->ack_due || psn_diff(psn, rqp->ack_psn) > 0)
+			rqp->ack_psn = psn;
+		rqp->ack_due = true;
+		return 0;
+	}
 	if (rqp->ack_due && psn_diff(psn, rqp->ack_psn) >= 0)
 		rqp->ack_due = false;
 	skb = roce_alloc_skb(qp, &qp->attr.av, roce_ops[ROCE_ACK].hdr_len, 0);
@@ -51,9 +60,13 @@ static void roce_ack_flush(struct tasklet_struct *t)
 	struct srdma_qp *qp = rqp->qp;
 
 	spin_lock(&rqp->lock);
-	if (rqp->ack_due && !rqp->dead && roce_resp_open(READ_ONCE(qp->state)))
-		roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, rqp->ack_psn);
-	rqp->ack_due = false;
+	if (rqp->ack_due) {
+		/* roce_send_ack() may hold it again, behind READ responses */
+		rqp->ack_due = false;
+		if (!rqp->dead && roce_resp_open(READ_ONCE(qp->state)))
+			roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID,
+				      rqp->ack_psn);
+	}
 	spin_unlock(&rqp->lock);
 }
 

@@ -197,13 +197,15 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 	struct srdma_qp *qp = pkt->qp;
 	struct roce_qp *rqp = to_rqp(qp);
 	u8 op = pkt->opcode & ~ROCE_OP_SERVICE_MASK;
+	enum ib_qp_state state = READ_ONCE(qp->state);
 	u8 syndrome = 0;
 	u32 una;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	spin_lock_bh(&rqp->lock);
-	if (rqp->dead || READ_ONCE(qp->state) != IB_QPS_RTS)
+	/* SQD still takes the ACKs for what it is draining */
+	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		goto out;
 	/* only responses to what is in flight count */
 	if (psn_diff(pkt->psn, rqp->una_psn) < 0 ||
@@ -234,4 +236,5 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 	roce_req_defer(rqp);
 out:
 	spin_unlock_bh(&rqp->lock);
+	roce_req_sqd_check(rqp);
 }

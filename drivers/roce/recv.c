@@ -8,6 +8,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 #include <net/udp.h>
 
 #include "roce.h"
@@ -59,15 +60,16 @@ int roce_parse(struct roce_pkt *pkt)
 	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY &&
 	    (pkt->opcode & ~ROCE_OP_SERVICE_MASK) != ROCE_SEND_ONLY_IMM)
 		return -EINVAL;
-	/* reads, atomics and their responses exist on RC only */
+	/* reads, atomics, invalidates and responses exist on RC only */
 	if (service != ROCE_OP_RC &&
 	    (info->flags & (ROCE_F_READ | ROCE_F_ATOMIC | ROCE_F_ATMWR |
-			    ROCE_F_RESP)))
+			    ROCE_F_RESP | ROCE_F_IETH)))
 		return -EINVAL;
 	hdr_len = info->hdr_len +
 		  (service == ROCE_OP_UD ? sizeof(struct roce_deth) : 0);
 	pad = (pkt->bth->flags & ROCE_BTH_PAD_MASK) >> ROCE_BTH_PAD_SHIFT;
-	if (skb->len < hdr_len + pad + ROCE_ICRC_BYTES)
+	/* headers, payload and pad fill whole 32-bit words (9.2.3) */
+	if (skb->len < hdr_len + pad + ROCE_ICRC_BYTES || (skb->len & 3))
 		return -EINVAL;
 	if (!(info->flags & ROCE_F_PAYLOAD) && skb->len != hdr_len + pad +
 	    ROCE_ICRC_BYTES)
@@ -84,6 +86,30 @@ int roce_parse(struct roce_pkt *pkt)
 	pkt->payload = skb->data + hdr_len;
 	pkt->paylen = skb->len - hdr_len - pad - ROCE_ICRC_BYTES;
 	return 0;
+}
+
+/*
+ * A connected QP takes packets only from the peer its path names, sent
+ * to the address it sends from: anyone else who reaches UDP 4791 could
+ * otherwise inject requests, spoof ACKs and NAKs or fill the reorder
+ * queue. Before RTR the path is not set and nothing matches; nothing is
+ * taken then either.
+ */
+static bool roce_path_ok(struct srdma_qp *qp, const struct roce_pkt *pkt)
+{
+	const struct srdma_av *av = &qp->attr.av;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (pkt->ipv6)
+		return av->network_type == RXE_NETWORK_TYPE_IPV6 &&
+		       ipv6_addr_equal(&pkt->ip6->saddr,
+				       &av->daddr.v6.sin6_addr) &&
+		       ipv6_addr_equal(&pkt->ip6->daddr,
+				       &av->saddr.v6.sin6_addr);
+	return av->network_type == RXE_NETWORK_TYPE_IPV4 &&
+	       pkt->ip4->saddr == av->daddr.v4.sin_addr.s_addr &&
+	       pkt->ip4->daddr == av->saddr.v4.sin_addr.s_addr;
 }
 
 int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
@@ -135,6 +161,12 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 		pr_debug_ratelimited("%s: opcode %#x for QP %u of type %d\n",
 				     dev_name(&dev->ibdev.dev), pkt.opcode,
 				     qpn, pkt.qp->ibqp.qp_type);
+		srdma_qp_put(pkt.qp);
+		goto drop_count;
+	}
+	if (!roce_path_ok(pkt.qp, &pkt)) {
+		pr_debug_ratelimited("%s: packet for QP %u from outside its path\n",
+				     dev_name(&dev->ibdev.dev), qpn);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}

@@ -11,6 +11,12 @@
 #define ROCE_WINDOW		256
 /* Ask for an ACK at least this often inside long messages. */
 #define ROCE_ACKREQ_EVERY	32
+/*
+ * Packets one run of the requester sends with bottom halves off; more
+ * go from tx_work. UC and UD have no window, and one doorbell can post
+ * thousands of 2 GiB messages.
+ */
+#define ROCE_TX_BUDGET		128
 
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w)
 {
@@ -254,14 +260,22 @@ void roce_req_catch_up(struct roce_qp *rqp)
 		rqp->req_ack = cons;
 }
 
-/* Send what the window and the read/atomic limit allow. Lock held. */
+/*
+ * Send what the window, the read/atomic limit and the budget allow. In
+ * SQD a WQE already started is finished (and retransmitted) but no new
+ * one starts (IBTA 10.3.1.3). Lock held.
+ */
 void roce_req_run(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;
+	enum ib_qp_state state = READ_ONCE(qp->state);
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool ud = roce_service(qp) == ROCE_OP_UD;
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+	u32 budget = ROCE_TX_BUDGET;
 
-	if (rqp->dead || rqp->rnr_wait || READ_ONCE(qp->state) != IB_QPS_RTS)
+	if (rqp->dead || rqp->rnr_wait ||
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		return;
 
 	roce_req_catch_up(rqp);
@@ -277,6 +291,15 @@ void roce_req_run(struct roce_qp *rqp)
 		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
 			break;
 		if (!w->started) {
+			if (state == IB_QPS_SQD)
+				break;
+			/* a UD message is one packet (IBTA 9.8.2 C9-60) */
+			if (ud && w->length > roce_mtu(qp)) {
+				rqp->req_cur++;
+				rqp->req_ack = rqp->req_cur;
+				srdma_sq_wqe_done(qp, w, IB_WC_LOC_LEN_ERR);
+				return;
+			}
 			if (roce_is_rd(w->wr.opcode) && rqp->rd_inflight >= max_rd)
 				break;
 			if ((w->wr.send_flags & IB_SEND_FENCE) && rqp->rd_inflight)
@@ -287,6 +310,10 @@ void roce_req_run(struct roce_qp *rqp)
 			w->first_psn = rqp->next_psn;
 			w->last_psn = psn_add(w->first_psn,
 					      roce_wqe_npkts(qp, w) - 1);
+		}
+		if (!budget--) {
+			queue_work(srdma_wq, &rqp->tx_work);
+			break;
 		}
 		err = roce_send_one(rqp, w);
 		if (err == -ENOMEM)
@@ -331,11 +358,50 @@ void roce_sq_kick(struct srdma_qp *qp)
 	spin_lock_bh(&rqp->lock);
 	roce_req_run(rqp);
 	spin_unlock_bh(&rqp->lock);
+	roce_req_sqd_check(rqp);
 }
 
 static void roce_req_work(struct work_struct *work)
 {
 	roce_sq_kick(container_of(work, struct roce_qp, tx_work)->qp);
+}
+
+/*
+ * Nothing of the send queue is on the wire or waiting for its ACK: WQEs
+ * start and complete in order, so the oldest one not completed tells.
+ * Lock held.
+ */
+static bool roce_req_idle(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u32 cons = READ_ONCE(qp->sq_cons);
+	struct srdma_swqe *w;
+
+	/* pairs with srdma_sq_run(): a slot not fetched is stale */
+	if (cons == smp_load_acquire(&qp->sq_fetch))
+		return true;
+	w = srdma_swqe_at(qp, cons);
+	return !w->started && w->state != SRDMA_WQE_DONE;
+}
+
+/*
+ * In SQD, raise IB_EVENT_SQ_DRAINED (through the core) once what was
+ * started before has been acknowledged. Lock not held: the event
+ * handler runs here.
+ */
+void roce_req_sqd_check(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+	bool idle;
+
+	if (READ_ONCE(qp->state) != IB_QPS_SQD ||
+	    !READ_ONCE(qp->attr.sq_draining))
+		return;
+	spin_lock_bh(&rqp->lock);
+	idle = !rqp->dead && roce_req_idle(rqp);
+	spin_unlock_bh(&rqp->lock);
+	if (idle)
+		srdma_qp_sq_drained(qp);
 }
 
 /*
@@ -462,9 +528,10 @@ static void roce_retrans_timeout(struct timer_list *t)
 {
 	struct roce_qp *rqp = from_timer(rqp, t, retrans_timer);
 	struct srdma_qp *qp = rqp->qp;
+	enum ib_qp_state state = READ_ONCE(qp->state);
 
 	spin_lock_bh(&rqp->lock);
-	if (rqp->dead || READ_ONCE(qp->state) != IB_QPS_RTS ||
+	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
 	pr_debug_ratelimited("QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
@@ -485,6 +552,7 @@ static void roce_retrans_timeout(struct timer_list *t)
 	roce_req_run(rqp);
 out:
 	spin_unlock_bh(&rqp->lock);
+	roce_req_sqd_check(rqp);
 }
 
 static void roce_rnr_timeout(struct timer_list *t)
@@ -498,6 +566,7 @@ static void roce_rnr_timeout(struct timer_list *t)
 		roce_req_run(rqp);
 	}
 	spin_unlock_bh(&rqp->lock);
+	roce_req_sqd_check(rqp);
 }
 
 /* Back off after an RNR NAK, or fail once rnr_retry is used up. */

@@ -12,6 +12,16 @@
 
 #include "roce.h"
 
+/*
+ * A reply of up to ROCE_RD_SOFTIRQ_PKTS packets goes out from the receive
+ * softirq; longer ones from rd_work, ROCE_RD_WORK_PKTS per run, so that
+ * one small request never holds a CPU with bottom halves off for long.
+ */
+#define ROCE_RD_SOFTIRQ_PKTS	32
+#define ROCE_RD_WORK_PKTS	64
+/* IBTA's largest message, advertised as max_msg_sz (query.c) */
+#define ROCE_MAX_MSG		(1U << 31)
+
 static void roce_send_nak(struct srdma_qp *qp, u8 code, u32 psn)
 {
 	roce_send_ack(qp, ROCE_AETH_NAK | code, psn);
@@ -37,25 +47,51 @@ static int roce_send_atomic_ack(struct srdma_qp *qp, struct roce_rdres *res)
 	return roce_xmit(qp, &qp->attr.av, skb);
 }
 
-/* Send READ response packets for @res from @psn on. Lock held. */
-static int roce_send_read_resp(struct srdma_qp *qp, struct roce_rdres *res,
-			       u32 psn)
+static void roce_res_sent(struct roce_qp *rqp, struct roce_rdres *res)
 {
-	u32 mtu = roce_mtu(qp);
-	u32 idx = psn_diff(psn, res->first_psn);
-	u32 off = idx * mtu;
+	res->pending = false;
+	rqp->rd_pending--;
+}
+
+/* Forget every reply still to send (error, reset, destroy). Lock held. */
+void roce_rd_cancel(struct roce_qp *rqp)
+{
+	u32 i;
+
+	for (i = 0; i < rqp->nres; i++)
+		rqp->res[i].pending = false;
+	rqp->rd_pending = 0;
+}
+
+/*
+ * Send READ response packets of @res from res->next_psn on, at most
+ * *@budget of them. The key is checked again on every run, and a copy
+ * that fails (a window unbound or invalidated since) ends the reply:
+ * a packet is sent only with bytes actually read from memory. Returns
+ * 0, -EACCES (NAK it) or -ENOMEM (the requester will ask again).
+ * Lock held.
+ */
+static int roce_read_resp_run(struct roce_qp *rqp, struct roce_rdres *res,
+			      u32 *budget)
+{
+	struct srdma_qp *qp = rqp->qp;
+	u64 off = (u64)psn_diff(res->next_psn, res->first_psn) * res->mtu;
+	u32 n = min_t(u32, *budget,
+		      psn_diff(res->last_psn, res->next_psn) + 1);
+	u64 len = min_t(u64, (u64)n * res->mtu, res->length - off);
 	struct srdma_mem *mem = NULL;
 	int err = 0;
 
-	if (res->length) {
-		mem = srdma_rkey_check(qp, res->rkey, res->va, res->length,
+	if (len) {
+		mem = srdma_rkey_check(qp, res->rkey, res->va + off, len,
 				       IB_ACCESS_REMOTE_READ, &err);
 		if (!mem)
-			return err;
+			return -EACCES;
 	}
-	do {
-		u32 paylen = min(mtu, res->length - off);
-		bool first = idx == 0, last = psn == res->last_psn;
+	while (n--) {
+		u32 psn = res->next_psn;
+		u32 paylen = min_t(u64, res->mtu, res->length - off);
+		bool first = psn == res->first_psn, last = psn == res->last_psn;
 		u8 op = first && last ? ROCE_READ_RESP_ONLY :
 			first ? ROCE_READ_RESP_FIRST :
 			last ? ROCE_READ_RESP_LAST : ROCE_READ_RESP_MIDDLE;
@@ -74,19 +110,114 @@ static int roce_send_read_resp(struct srdma_qp *qp, struct roce_rdres *res,
 						 sizeof(struct roce_bth);
 
 			aeth->smsn = htonl(ROCE_AETH_CREDIT_INVALID << 24 |
-					   (to_rqp(qp)->msn & 0xffffff));
+					   (rqp->msn & 0xffffff));
 		}
-		if (paylen)
-			srdma_mem_copy(mem, res->va + off, skb->data + hdr_len,
-				       paylen, SRDMA_FROM_MEM);
+		if (paylen && srdma_mem_copy(mem, res->va + off,
+					     skb->data + hdr_len, paylen,
+					     SRDMA_FROM_MEM)) {
+			kfree_skb(skb);
+			err = -EACCES;
+			break;
+		}
 		roce_xmit(qp, &qp->attr.av, skb);
 		off += paylen;
-		idx++;
-		psn = psn_add(psn, 1);
-	} while (psn_diff(psn, res->last_psn) <= 0);
+		(*budget)--;
+		if (last) {
+			roce_res_sent(rqp, res);
+			break;
+		}
+		res->next_psn = psn_add(psn, 1);
+	}
 	if (mem)
 		srdma_mem_put(mem);
 	return err;
+}
+
+/* The pending reply with the oldest PSN: replies go out in PSN order. */
+static struct roce_rdres *roce_rd_next(struct roce_qp *rqp)
+{
+	struct roce_rdres *best = NULL;
+	u32 i;
+
+	for (i = 0; i < rqp->nres; i++) {
+		struct roce_rdres *res = &rqp->res[i];
+
+		if (res->pending &&
+		    (!best || psn_diff(res->next_psn, best->next_psn) < 0))
+			best = res;
+	}
+	return best;
+}
+
+/*
+ * Send what @budget allows of the pending READ responses and atomic ACKs,
+ * oldest first. An ACK held back behind them (roce_send_ack) goes once
+ * none is left. Lock held.
+ */
+static void roce_rd_run(struct roce_qp *rqp, u32 budget)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct roce_rdres *res = NULL;
+	int err = 0;
+
+	while (budget && (res = roce_rd_next(rqp))) {
+		if (res->atomic) {
+			/* sent or lost on the way: a duplicate asks again */
+			err = roce_send_atomic_ack(qp, res) == -ENOMEM ?
+			      -ENOMEM : 0;
+			if (!err) {
+				roce_res_sent(rqp, res);
+				budget--;
+			}
+		} else {
+			err = roce_read_resp_run(rqp, res, &budget);
+		}
+		if (err)
+			break;
+	}
+	if (err == -EACCES) {
+		pr_debug_ratelimited("QP %u: READ reply at PSN %#x: key %#x no longer valid\n",
+				     qp->ibqp.qp_num, res->next_psn, res->rkey);
+		srdma_count(qp_dev(qp), SRDMA_CNT_REMOTE_KEY_ERR);
+		roce_send_nak(qp, ROCE_NAK_REMOTE_ACCESS, res->next_psn);
+		roce_rd_cancel(rqp);
+		rqp->fatal = true;
+		return;
+	}
+	/* more to send (rd_work's), or no memory (the requester asks again) */
+	if (err || rqp->rd_pending)
+		return;
+	if (rqp->ack_due) {
+		rqp->ack_due = false;
+		roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, rqp->ack_psn);
+	}
+}
+
+static void roce_rd_work(struct work_struct *work)
+{
+	struct roce_qp *rqp = container_of(work, struct roce_qp, rd_work);
+	struct srdma_qp *qp = rqp->qp;
+	bool fatal;
+
+	spin_lock_bh(&rqp->lock);
+	if (rqp->dead || !roce_resp_open(READ_ONCE(qp->state)))
+		roce_rd_cancel(rqp);
+	else
+		roce_rd_run(rqp, ROCE_RD_WORK_PKTS);
+	if (rqp->rd_pending)
+		queue_work_on(rqp->rd_cpu, system_highpri_wq, &rqp->rd_work);
+	else
+		rqp->rd_queued = false;
+	fatal = rqp->fatal;
+	rqp->fatal = false;
+	spin_unlock_bh(&rqp->lock);
+	if (fatal)
+		srdma_qp_error(qp);
+}
+
+void roce_resp_init(struct roce_qp *rqp)
+{
+	INIT_WORK(&rqp->rd_work, roce_rd_work);
 }
 
 static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
@@ -94,9 +225,52 @@ static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
 	struct roce_rdres *res = &rqp->res[rqp->res_head];
 
 	rqp->res_head = (rqp->res_head + 1) % rqp->nres;
+	/* a replay still going this far back is abandoned */
+	if (res->pending)
+		rqp->rd_pending--;
 	memset(res, 0, sizeof(*res));
 	res->valid = true;
 	return res;
+}
+
+/*
+ * Each reply leaves from one context, in order: over loopback, packets
+ * sent on two CPUs can overtake each other, and a requester takes READ
+ * responses only in order. So the softirq sends a reply whole, and only
+ * when no other is waiting; the rest goes from rd_work, kept on one CPU
+ * while it has replies to send. Lock held.
+ */
+static void roce_rd_kick(struct roce_qp *rqp)
+{
+	struct roce_rdres *res = roce_rd_next(rqp);
+
+	if (!res)
+		return;
+	if (!rqp->rd_queued && rqp->rd_pending == 1 &&
+	    psn_diff(res->last_psn, res->next_psn) < ROCE_RD_SOFTIRQ_PKTS) {
+		roce_rd_run(rqp, ROCE_RD_SOFTIRQ_PKTS);
+		return;
+	}
+	if (!rqp->rd_queued) {
+		rqp->rd_queued = true;
+		rqp->rd_cpu = raw_smp_processor_id();
+	}
+	queue_work_on(rqp->rd_cpu, system_highpri_wq, &rqp->rd_work);
+}
+
+/* Queue @res's reply (again) from @psn and start sending it. */
+static void roce_res_queue(struct roce_qp *rqp, struct roce_rdres *res,
+			   u32 psn)
+{
+	if (!res->pending) {
+		res->pending = true;
+		rqp->rd_pending++;
+		res->next_psn = psn;
+	} else if (psn_diff(psn, res->next_psn) < 0) {
+		/* one reply per request: a replay moves it back, never doubles it */
+		res->next_psn = psn;
+	}
+	roce_rd_kick(rqp);
 }
 
 /* A request we already executed: answer it again, never redo it. */
@@ -113,13 +287,13 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 			continue;
 		if (res->atomic) {
 			if (pkt->flags & ROCE_F_ATOMIC)
-				roce_send_atomic_ack(qp, res);
+				roce_res_queue(rqp, res, res->first_psn);
 		} else if (pkt->flags & ROCE_F_READ) {
 			pr_debug_ratelimited("QP %u: READ replay from %#x (%#x-%#x, %u bytes)\n",
 					     qp->ibqp.qp_num, pkt->psn,
 					     res->first_psn, res->last_psn,
 					     res->length);
-			roce_send_read_resp(qp, res, pkt->psn);
+			roce_res_queue(rqp, res, pkt->psn);
 		}
 		return;
 	}
@@ -129,6 +303,15 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 	roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID,
 		      psn_add(rqp->epsn, ROCE_PSN_MASK));
 }
+
+enum roce_verdict {
+	ROCE_OK,		/* processed; ACK if asked */
+	ROCE_RNR,		/* no receive posted */
+	ROCE_NAK_INV,		/* invalid request: QP to error */
+	ROCE_NAK_ACC,		/* remote access error: QP to error */
+	ROCE_NAK_OP,		/* remote operational error */
+	ROCE_DONE,		/* answered already (READ/atomic) */
+};
 
 static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
 			       struct ib_wc *wc)
@@ -142,8 +325,9 @@ static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
 		wc->ex.imm_data = imm->imm;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
+	/* an overflowed CQ ends the QP, once rwqe_lock is let go */
 	if (srdma_cq_post(qp->rcq, wc, pkt->bth->flags & ROCE_BTH_SE))
-		srdma_qp_error(qp);
+		to_rqp(qp)->fatal = true;
 }
 
 /* Take a receive WQE for a new message; false: RNR. */
@@ -157,6 +341,12 @@ static bool roce_take_rwqe(struct roce_qp *rqp)
 	return true;
 }
 
+/*
+ * Complete the receive taken for the message in progress with @status.
+ * Every receive popped off the ring completes, successfully, with an
+ * error or as a flush: nothing else would ever give it back. rwqe_lock
+ * held.
+ */
 static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
 {
 	struct ib_wc wc = {
@@ -170,14 +360,31 @@ static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
 	srdma_cq_post(rqp->qp->rcq, &wc, false);
 }
 
-enum roce_verdict {
-	ROCE_OK,		/* processed; ACK if asked */
-	ROCE_RNR,		/* no receive posted */
-	ROCE_NAK_INV,		/* invalid request: QP to error */
-	ROCE_NAK_ACC,		/* remote access error: QP to error */
-	ROCE_NAK_OP,		/* remote operational error */
-	ROCE_DONE,		/* answered already (READ/atomic) */
-};
+/*
+ * The QP went to error: a receive held for a message in progress is
+ * flushed before the ring's own (srdma_flush). Called from any context
+ * but under rwqe_lock, maybe under lock: the state, set first, keeps
+ * the responder from taking another (roce_resp_rcv).
+ */
+void roce_resp_flush(struct roce_qp *rqp)
+{
+	spin_lock_bh(&rqp->rwqe_lock);
+	if (rqp->have_rwqe)
+		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
+	spin_unlock_bh(&rqp->rwqe_lock);
+}
+
+static enum ib_wc_status roce_verdict_status(enum roce_verdict v)
+{
+	switch (v) {
+	case ROCE_NAK_INV:
+		return IB_WC_REM_INV_REQ_ERR;
+	case ROCE_NAK_ACC:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
 
 static enum roce_verdict roce_resp_send(struct roce_qp *rqp,
 					struct roce_pkt *pkt)
@@ -244,6 +451,8 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 		rqp->wrkey = be32_to_cpu(reth->rkey);
 		rqp->wlen = be32_to_cpu(reth->len);
 		rqp->wresid = rqp->wlen;
+		if (rqp->wlen > ROCE_MAX_MSG)
+			return ROCE_NAK_INV;
 	}
 	if (pkt->paylen > rqp->wresid ||
 	    ((pkt->flags & ROCE_F_LAST) && pkt->paylen != rqp->wresid))
@@ -279,6 +488,17 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 	return ROCE_OK;
 }
 
+/*
+ * A requester keeps at most max_dest_rd_atomic READs and atomics
+ * outstanding, so at most that many replies can be waiting to go out;
+ * one more is a protocol violation, and bounds what a peer can queue.
+ */
+static bool roce_rd_full(struct roce_qp *rqp)
+{
+	return rqp->rd_pending >= clamp_t(u32, rqp->qp->attr.max_dest_rd_atomic,
+					  1, rqp->nres);
+}
+
 static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
 					struct roce_pkt *pkt)
 {
@@ -292,6 +512,8 @@ static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_READ))
 		return ROCE_NAK_ACC;
+	if (len > ROCE_MAX_MSG || roce_rd_full(rqp))
+		return ROCE_NAK_INV;
 	if (len) {
 		mem = srdma_rkey_check(qp, be32_to_cpu(reth->rkey), va, len,
 				       IB_ACCESS_REMOTE_READ, &err);
@@ -300,15 +522,16 @@ static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
 		srdma_mem_put(mem);
 	}
 	res = roce_res_new(rqp);
+	res->mtu = roce_mtu(qp);
 	res->first_psn = pkt->psn;
 	res->last_psn = psn_add(pkt->psn,
-				max_t(u32, 1, DIV_ROUND_UP(len, roce_mtu(qp))) - 1);
+				max_t(u32, 1, DIV_ROUND_UP(len, res->mtu)) - 1);
 	res->va = va;
 	res->rkey = be32_to_cpu(reth->rkey);
 	res->length = len;
 	rqp->epsn = psn_add(res->last_psn, 1);
 	rqp->msn++;
-	roce_send_read_resp(qp, res, pkt->psn);
+	roce_res_queue(rqp, res, res->first_psn);
 	return ROCE_DONE;
 }
 
@@ -326,7 +549,7 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_ATOMIC))
 		return ROCE_NAK_ACC;
-	if (va & 7)
+	if ((va & 7) || roce_rd_full(rqp))
 		return ROCE_NAK_INV;
 	mem = srdma_rkey_check(qp, be32_to_cpu(a->rkey), va, 8,
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
@@ -352,7 +575,7 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 	res->syndrome = ROCE_AETH_CREDIT_INVALID;
 	rqp->epsn = psn_add(pkt->psn, 1);
 	rqp->msn++;
-	roce_send_atomic_ack(qp, res);
+	roce_res_queue(rqp, res, res->first_psn);
 	return ROCE_DONE;
 }
 
@@ -393,9 +616,15 @@ static bool roce_in_sequence(struct roce_qp *rqp, u32 flags)
 static enum roce_verdict roce_resp_dispatch(struct roce_qp *rqp,
 					    struct roce_pkt *pkt)
 {
+	u32 mtu = roce_mtu(rqp->qp);
 	enum roce_verdict v;
 
 	if (!roce_in_sequence(rqp, pkt->flags))
+		return ROCE_NAK_INV;
+	/* every packet of a message but its last fills the path MTU */
+	if (pkt->paylen > mtu ||
+	    ((pkt->flags & ROCE_F_PAYLOAD) && !(pkt->flags & ROCE_F_LAST) &&
+	     pkt->paylen != mtu))
 		return ROCE_NAK_INV;
 	if (pkt->flags & ROCE_F_READ)
 		return roce_resp_read(rqp, pkt);
@@ -466,6 +695,9 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		roce_send_nak(qp, v == ROCE_NAK_INV ? ROCE_NAK_INVALID_REQ :
 			      v == ROCE_NAK_ACC ? ROCE_NAK_REMOTE_ACCESS :
 			      ROCE_NAK_REMOTE_OP, pkt->psn);
+		/* the receive of a message cut short completes in error */
+		if (rqp->have_rwqe)
+			roce_fail_rwqe(rqp, roce_verdict_status(v));
 		/* class B/C errors end the responder's QP too */
 		rqp->fatal = true;
 		break;
@@ -526,6 +758,17 @@ static void roce_resp_uc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 }
 
+/* Bytes the receive taken for the next message can hold. */
+static u64 roce_rwqe_room(const struct roce_qp *rqp)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < rqp->rwqe.dma.num_sge; i++)
+		room += rqp->rsge[i].length;
+	return room;
+}
+
 /* UD: one packet, one message; the receive gets a 40-byte GRH first. */
 static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
@@ -548,8 +791,21 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 	if (!(pkt->flags & ROCE_F_FIRST) || !(pkt->flags & ROCE_F_LAST))
 		return;
-	if (!roce_take_rwqe(rqp))
+	if (!rqp->have_rwqe && !roce_take_rwqe(rqp))
 		return;		/* UD drops when nothing is posted */
+	/*
+	 * UD is unreliable: a message too long for the receive is dropped
+	 * and counted, and the receive waits for the next one. Completing
+	 * it in error would let any host use up a QP's receives: QP1's MAD
+	 * layer never reposts a receive that completed in error.
+	 */
+	if (roce_rwqe_room(rqp) < (u64)pkt->paylen + sizeof(grh)) {
+		pr_debug_ratelimited("QP %u: %u-byte UD message, receive too short\n",
+				     qp->ibqp.qp_num, pkt->paylen);
+		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
+		return;
+	}
+	srdma_sge_cursor_init(&rqp->rcur, rqp->rsge, rqp->rwqe.dma.num_sge);
 	if (pkt->ipv6) {
 		memcpy(grh, pkt->ip6, sizeof(grh));
 		wc.network_hdr_type = RDMA_NETWORK_IPV6;
@@ -587,6 +843,14 @@ void roce_resp_rcv(struct roce_pkt *pkt)
 		spin_unlock_bh(&rqp->lock);
 		return;
 	}
+	/*
+	 * The receive in use stays ours until this packet is placed. A QP
+	 * error sets the state before it flushes that receive under
+	 * rwqe_lock: looked at again here, no receive is taken after it.
+	 */
+	spin_lock(&rqp->rwqe_lock);
+	if (!roce_resp_open(READ_ONCE(qp->state)))
+		goto unlock;
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 		roce_resp_rc(rqp, pkt);
@@ -599,6 +863,8 @@ void roce_resp_rcv(struct roce_pkt *pkt)
 		roce_resp_ud(rqp, pkt);
 		break;
 	}
+unlock:
+	spin_unlock(&rqp->rwqe_lock);
 	fatal = rqp->fatal;
 	rqp->fatal = false;
 	spin_unlock_bh(&rqp->lock);
@@ -617,10 +883,13 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->nak_sent = false;
 	rqp->ack_due = false;
 	rqp->in_msg = 0;
-	rqp->have_rwqe = false;
+	spin_lock(&rqp->rwqe_lock);
+	rqp->have_rwqe = false;		/* RESET discards, IBTA 10.3.1 */
+	spin_unlock(&rqp->rwqe_lock);
 	rqp->rerr = false;
 	roce_reorder_purge(rqp);
 	for (i = 0; i < rqp->nres; i++)
 		rqp->res[i].valid = false;
+	roce_rd_cancel(rqp);
 	rqp->res_head = 0;
 }

@@ -26,9 +26,11 @@ static int roce_qp_init(struct srdma_qp *qp)
 		return -ENOMEM;
 	rqp->qp = qp;
 	spin_lock_init(&rqp->lock);
+	spin_lock_init(&rqp->rwqe_lock);
 	__skb_queue_head_init(&rqp->reorder);
 	roce_req_timers_init(rqp);
 	roce_ack_init(rqp);
+	roce_resp_init(rqp);
 	err = roce_qp_net_init(rqp);
 	if (err)
 		goto err_free;
@@ -61,6 +63,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
 	cancel_work_sync(&rqp->tx_work);
+	cancel_work_sync(&rqp->rd_work);
 	roce_ack_fini(rqp);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);
@@ -90,11 +93,18 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 			roce_req_reset(rqp);
 			roce_qp_src_port(qp);
 		}
+		/* back from SQD: start what waited there */
+		if (old == IB_QPS_SQD)
+			roce_req_run(rqp);
 		break;
 	default:
 		break;
 	}
 	spin_unlock_bh(&rqp->lock);
+	if (state == IB_QPS_SQD)
+		roce_req_sqd_check(rqp);
+	if (state == IB_QPS_ERR)
+		roce_resp_flush(rqp);
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
 		del_timer_sync(&rqp->retrans_timer);
 		del_timer_sync(&rqp->rnr_timer);
@@ -103,8 +113,22 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		rqp->req_cur = qp->sq_cons;
 		rqp->req_ack = qp->sq_cons;
 		roce_reorder_purge(rqp);
+		roce_rd_cancel(rqp);
 		spin_unlock_bh(&rqp->lock);
 	}
+}
+
+/*
+ * A fatal error moved the QP to ERR, maybe from under rqp->lock: only
+ * the receive held for a message in progress needs us (before the core
+ * flushes the ring); the rest stops on the state.
+ */
+static void roce_qp_error(struct srdma_qp *qp)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+
+	if (rqp)
+		roce_resp_flush(rqp);
 }
 
 static const struct ib_device_ops srdma_roce_ops = {
@@ -122,5 +146,7 @@ const struct srdma_transport srdma_roce_transport = {
 	.qp_init = roce_qp_init,
 	.qp_destroy = roce_qp_destroy,
 	.qp_state_changed = roce_qp_state_changed,
+	.qp_error = roce_qp_error,
 	.sq_kick = roce_sq_kick,
+	.sqd_drains = true,
 };

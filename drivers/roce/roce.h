@@ -65,12 +65,18 @@ struct roce_pkt {
 	bool ipv6;
 };
 
-/* Responder resource: a READ or ATOMIC kept for duplicate replay. */
+/*
+ * Responder resource: a READ or ATOMIC kept for duplicate replay. Its
+ * reply goes out from next_psn while pending (resp.c, roce_rd_run).
+ */
 struct roce_rdres {
 	bool valid;
 	bool atomic;
+	bool pending;			/* reply packets still to send */
 	u32 first_psn;
 	u32 last_psn;
+	u32 next_psn;
+	u32 mtu;			/* READ: the path MTU when it came */
 	u64 va;
 	u32 rkey;
 	u32 length;
@@ -113,6 +119,12 @@ struct roce_qp {
 	struct tasklet_struct ack_tasklet;	/* ack.c */
 	struct sk_buff_head reorder;	/* packets past a gap (reorder.c) */
 	u16 in_msg;			/* 0, ROCE_F_SEND or ROCE_F_WRITE */
+	/*
+	 * The receive taken for the message in progress, with its SGEs and
+	 * cursor; rwqe_lock (inside lock) also guards it against the flush
+	 * on a QP error, which can come from a context holding lock.
+	 */
+	spinlock_t rwqe_lock;
 	bool have_rwqe;
 	struct rxe_recv_wqe rwqe;
 	struct srdma_sge_cursor rcur;
@@ -126,6 +138,10 @@ struct roce_qp {
 	struct roce_rdres *res;
 	u32 nres;
 	u32 res_head;
+	u32 rd_pending;			/* res[] with a reply to send */
+	struct work_struct rd_work;	/* long READ replies (resp.c) */
+	bool rd_queued;			/* rd_work has replies to send */
+	int rd_cpu;			/* ...on this CPU */
 	struct ib_sge rsge[SRDMA_MAX_SGE];
 };
 
@@ -191,6 +207,7 @@ u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w);
 void roce_req_rearm(struct roce_qp *rqp);
 void roce_req_catch_up(struct roce_qp *rqp);
 void roce_req_rnr(struct roce_qp *rqp, u8 code);
+void roce_req_sqd_check(struct roce_qp *rqp);
 void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
 		   u32 dqpn, u32 psn, bool ackreq);
 
@@ -223,5 +240,8 @@ void roce_comp_rcv(struct roce_pkt *pkt);
 /* resp.c APIs: */
 void roce_resp_rcv(struct roce_pkt *pkt);
 void roce_resp_reset(struct roce_qp *rqp);
+void roce_resp_init(struct roce_qp *rqp);
+void roce_resp_flush(struct roce_qp *rqp);
+void roce_rd_cancel(struct roce_qp *rqp);
 
 #endif /* SRDMA_ROCE_H */
