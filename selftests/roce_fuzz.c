@@ -1531,6 +1531,7 @@ static void spoof_one(struct tgt *t, uint8_t low, uint32_t psn, bool v6,
 	ib.pay = 64;
 	memset(ib.b + ib.hdr, 0xee, 64);
 	wrap(&ib, p);
+	st.spoofed++;
 	/* the source: not the QP's path */
 	if (v6)
 		memcpy(p->b + 8, src, 16);

@@ -8,12 +8,12 @@
 # QP1 with the GSI Q_Key are dropped and counted and rdma_cm still works
 # after 600 of them (defect 21); RC/UC requests from a source that is not
 # the QP's path land nowhere, are counted, and the QPs keep working
-# (defect 5). Then $ROCE_FUZZ_PACKETS (default 50,000; 1,000,000 for a
+# (defect 5). Then $ROCE_FUZZ_PACKETS (default 100,000; 1,000,000 for a
 # full run) fuzzed packets, after which the fuzzer's own RC pairs pass a
 # byte-checked WRITE/SEND/READ, the drop counters moved, a byte-checked
 # rdma_cm transfer (rc_xfer.c) works and srdma unloads. ROCE_FUZZ_SEED
 # repeats a run; the kernel log is scanned by the harness.
-#   full run: tools/vm/run.sh -t 7200 -e ROCE_FUZZ_PACKETS=1000000 -- selftests/roce_fuzz.sh
+#   full run: tools/vm/run.sh -t 1800 -e ROCE_FUZZ_PACKETS=1000000 -- selftests/roce_fuzz.sh
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +28,7 @@ bin=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}
 ip4=$(netdev_ip4 "$NETDEV")
 ip6=$(ip -6 -o addr show dev "$NETDEV" scope global | awk '{ sub("/.*", "", $4); print $4; exit }')
 [ -n "$ip4" ] && [ -n "$ip6" ] || tap_skip_all "$NETDEV needs an IPv4 and a global IPv6 address"
-PACKETS=${ROCE_FUZZ_PACKETS:-50000}
+PACKETS=${ROCE_FUZZ_PACKETS:-100000}
 SEED=${ROCE_FUZZ_SEED:-$(date +%s)}
 QP1_FLOOD=600 # more than the MAD layer's 512 receives on QP1
 
@@ -127,7 +127,7 @@ t "$QP1_FLOOD oversized UD SENDs to QP1 (GSI Q_Key, valid ICRC) dropped and coun
 t "rdma_cm still works after them (rping -V)" rping_v
 t "spoofed-source RC/UC SEND/WRITE: nothing lands, all counted, QPs intact" spoofed
 diag "seed $SEED, $PACKETS packets (ROCE_FUZZ_SEED=$SEED repeats this run)"
-STEP_TIMEOUT=$((300 + PACKETS / 150))
+STEP_TIMEOUT=$((240 + PACKETS / 200))
 t "$PACKETS fuzzed packets, then byte-checked WRITE/SEND/READ on the fuzzed QPs" fuzz_run
 STEP_TIMEOUT=60
 t "drop counters moved (rx_dropped, rx_bad_crc, rx_bad_qp)" counters_moved
