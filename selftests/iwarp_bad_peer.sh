@@ -38,12 +38,16 @@ tap_cleanup() {
 
 counter() { hw_counter siwarp0 "$1"; }
 
+# the raw peer listens (a probe connection would be its one client)
+peer_listening() { ss -Hltn "sport = :$1" | grep -q .; }
+port_free() { ! peer_listening "$1"; }
+
 # bad_peer CASE PORT: the peer's verdict and the client's must both hold
 bad_peer() {
 	local case=$1 port=$2 ppid prc crc t0 t1 out=$TAP_LOGDIR/rping-$1.log
 	/usr/bin/python3 "$peer" "$ip4" "$port" "$case" &
 	ppid=$!
-	sleep 2
+	wait_for 20 peer_listening "$port"
 	t0=$(counter iwarp_terminate_sent)
 	timeout 60 rping -c -a "$ip4" -p "$port" -C 5 -S 1000 -v > "$out" 2>&1
 	crc=$?
@@ -72,7 +76,7 @@ HALF_OPEN_CAP=64
 start_server() {
 	rping -s -P -a "$ip4" -p "$SRV_PORT" -V -C 5 > "$TAP_LOGDIR/rping-server.log" 2>&1 &
 	srv_pid=$!
-	wait_for 30 server_listening
+	wait_for 30 peer_listening "$SRV_PORT"
 }
 rping_client() { timeout 60 rping -c -a "$ip4" -p "$SRV_PORT" -V -C 5; }
 flood() { timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" flood "$@"; }
@@ -113,7 +117,7 @@ qp_claim() {
 	local ppid prc crc
 	/usr/bin/python3 "$peer" "$ip4" 7310 silent &
 	ppid=$!
-	sleep 2
+	wait_for 20 peer_listening 7310
 	timeout 60 "$claim" "$ip4" 7310
 	crc=$?
 	wait "$ppid"
@@ -130,6 +134,10 @@ slow_request() {
 # half-open: they are closed at once, not by the timeout; then rmmod
 listener_gone_then_rmmod() {
 	local fpid frc
+	# a fresh server of its own: one that serves no client
+	[ -z "$srv_pid" ] || kill "$srv_pid" 2> /dev/null
+	wait_for 10 port_free "$SRV_PORT"
+	start_server || return 1
 	flood 16 "$HALF_OPEN_CAP" --early &
 	fpid=$!
 	sleep 2
