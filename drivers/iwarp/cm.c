@@ -437,6 +437,7 @@ void iw_ep_close(struct iw_ep *ep, bool abort)
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
+
 /* Our FIN is out: the peer has IW_CLOSE_TIMEOUT to answer with its own. */
 void iw_ep_drain(struct iw_ep *ep)
 {

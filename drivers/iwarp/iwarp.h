@@ -205,7 +205,7 @@ struct iw_qp {
 
 	/* transmit: whoever holds tx_mutex is the only writer */
 	struct work_struct tx_work;
-	struct mutex tx_mutex;
+	struct mutex tx_mutex;		/* one writer on the socket */
 	u8 *tx_buf;
 	u32 tx_len;
 	u32 tx_off;

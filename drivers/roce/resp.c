@@ -20,7 +20,7 @@
 #define ROCE_RD_SOFTIRQ_PKTS	32
 #define ROCE_RD_WORK_PKTS	64
 /* IBTA's largest message, advertised as max_msg_sz (query.c) */
-#define ROCE_MAX_MSG		(1U << 31)
+#define ROCE_MAX_MSG		BIT(31)
 
 static void roce_send_nak(struct srdma_qp *qp, u8 code, u32 psn)
 {
