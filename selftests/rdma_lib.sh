@@ -82,6 +82,18 @@ srdma_cleanup() {
 	unload_srdma
 }
 
+# res_clean DEV: rdma res counts nothing on DEV but ib_core's own objects
+# (QP1's PD, CQ and QP); no context, SRQ, MR or rdma_cm ID is left.
+res_clean() {
+	local out
+	out=$(timeout 20 rdma res show "$1") || return 1
+	echo "$out"
+	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
+	     END { exit !(n["ctx"] == 0 && n["srq"] + 0 == 0 && n["mr"] + 0 == 0 &&
+			   n["cm_id"] + 0 == 0 && n["pd"] + 0 <= 1 &&
+			   n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1) }' <<< "$out"
+}
+
 # hw_counter DEV NAME: one of DEV's port counters (rdma statistic).
 hw_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 

@@ -104,15 +104,6 @@ datapath_faults() {
 	return 0
 }
 
-res_clean() { # DEV
-	local out
-	out=$(timeout 20 rdma res show "$1") || return 1
-	echo "$out"
-	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
-	     END { exit !(n["ctx"] == 0 && n["srq"] + 0 == 0 && n["mr"] + 0 == 0 &&
-			   n["pd"] + 0 <= 1 && n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1 &&
-			   n["cm_id"] + 0 == 0) }' <<< "$out"
-}
 unloads() { timeout 30 rdma link del sroce0 && timeout 30 rdma link del siw0x && timeout 60 rmmod srdma; }
 
 tap_plan 12

@@ -56,17 +56,6 @@ xfer() { # PORT
 	pair timeout 100 "$bin/rc_xfer" -s "$ip4" -p "$1" -n 16 -z 65536 -- \
 		timeout 100 "$bin/rc_xfer" -c "$ip4" -p "$1" -n 16 -z 65536
 }
-# rdma res counts objects per device; only ib_core's own (QP1's PD, CQ,
-# QP) may remain.
-res_clean() { # DEV
-	local out
-	out=$(timeout 20 rdma res show "$1") || return 1
-	echo "$out"
-	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
-	     END { exit !(n["ctx"] == 0 && n["srq"] + 0 == 0 && n["mr"] + 0 == 0 &&
-			   n["cm_id"] + 0 == 0 && n["pd"] + 0 <= 1 &&
-			   n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1) }' <<< "$out"
-}
 # The harness scans the log too; saying it here puts the splat in the TAP.
 log_clean() { # MARK
 	local hits

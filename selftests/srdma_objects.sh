@@ -19,16 +19,6 @@ tap_cleanup() { srdma_cleanup sroce0 siw0x; }
 loops() { # DEV GID
 	timeout 600 /usr/bin/python3 "$SELFTESTS_DIR/objects_loop.py" "$1" "$2" 300
 }
-# rdma res counts objects per device; only ib_core's own (QP1's PD, CQ,
-# QP and the DMA MR of kernel PDs) may remain.
-res_clean() { # DEV
-	local out
-	out=$(timeout 20 rdma res show "$1") || return 1
-	echo "$out"
-	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
-	     END { exit !(n["ctx"] == 0 && n["srq"] + 0 == 0 && n["mr"] + 0 == 0 &&
-			   n["pd"] + 0 <= 1 && n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1) }' <<< "$out"
-}
 unloads() { timeout 10 rdma link del sroce0 && timeout 10 rdma link del siw0x && timeout 60 rmmod srdma; }
 
 tap_plan 7
