@@ -20,4 +20,43 @@ static inline struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
+/*
+ * INIT -> RTR -> RTS for an RC QP of a RoCE device talking to @dqpn at
+ * @gid: PSNs 100, path MTU 1024, @rd_atomic reads in flight both ways,
+ * local ACK timeout @timeout, 7 retries.
+ */
+static inline int qp_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, int gid_index,
+			     const union ibv_gid *gid, uint8_t rd_atomic,
+			     uint8_t timeout)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = rd_atomic;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 100;
+	a.max_rd_atomic = rd_atomic;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
 #endif
