@@ -490,13 +490,34 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 
 /*
  * A requester keeps at most max_dest_rd_atomic READs and atomics
- * outstanding, so at most that many replies can be waiting to go out;
- * one more is a protocol violation, and bounds what a peer can queue.
+ * outstanding and completes them in order, so when a new one arrives,
+ * at most max_dest_rd_atomic - 1 older ones can still be waiting for
+ * their replies: the newest. A pending reply older than those is a
+ * replay of a duplicate whose request the requester has since completed
+ * (the first reply got there after all); abandon it, oldest first. This
+ * also bounds what a peer that ignores the limit can queue. Lock held.
  */
-static bool roce_rd_full(struct roce_qp *rqp)
+static void roce_rd_make_room(struct roce_qp *rqp)
 {
-	return rqp->rd_pending >= clamp_t(u32, rqp->qp->attr.max_dest_rd_atomic,
-					  1, rqp->nres);
+	u32 max = clamp_t(u32, rqp->qp->attr.max_dest_rd_atomic, 1, rqp->nres);
+
+	while (rqp->rd_pending >= max) {
+		struct roce_rdres *oldest = NULL;
+		u32 i;
+
+		for (i = 0; i < rqp->nres; i++) {
+			struct roce_rdres *res = &rqp->res[i];
+
+			if (!res->pending)
+				continue;
+			if (!oldest ||
+			    psn_diff(res->first_psn, oldest->first_psn) < 0)
+				oldest = res;
+		}
+		if (!oldest)
+			break;
+		roce_res_sent(rqp, oldest);
+	}
 }
 
 static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
@@ -512,7 +533,7 @@ static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_READ))
 		return ROCE_NAK_ACC;
-	if (len > ROCE_MAX_MSG || roce_rd_full(rqp))
+	if (len > ROCE_MAX_MSG)
 		return ROCE_NAK_INV;
 	if (len) {
 		mem = srdma_rkey_check(qp, be32_to_cpu(reth->rkey), va, len,
@@ -521,6 +542,7 @@ static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
 			return ROCE_NAK_ACC;
 		srdma_mem_put(mem);
 	}
+	roce_rd_make_room(rqp);
 	res = roce_res_new(rqp);
 	res->mtu = roce_mtu(qp);
 	res->first_psn = pkt->psn;
@@ -549,7 +571,7 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_ATOMIC))
 		return ROCE_NAK_ACC;
-	if ((va & 7) || roce_rd_full(rqp))
+	if (va & 7)
 		return ROCE_NAK_INV;
 	mem = srdma_rkey_check(qp, be32_to_cpu(a->rkey), va, 8,
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
@@ -567,6 +589,7 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 	if (err)
 		return ROCE_NAK_ACC;
 
+	roce_rd_make_room(rqp);
 	res = roce_res_new(rqp);
 	res->atomic = true;
 	res->first_psn = pkt->psn;
