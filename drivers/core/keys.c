@@ -53,13 +53,27 @@ struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp)
 }
 ALLOW_ERROR_INJECTION(srdma_mem_alloc, NULL);
 
-/* The last reference is gone, or the object was never published. */
-void srdma_mem_free(struct srdma_mem *mem)
+static void srdma_mem_free_rcu(struct rcu_head *rcu)
 {
+	struct srdma_mem *mem = container_of(rcu, struct srdma_mem, rcu);
+
 	/* a fast-register page list belongs to its srdma_mr */
 	if (mem->type == SRDMA_MEM_USER)
 		kvfree(mem->pages);
-	kfree_rcu(mem, rcu);
+	kfree(mem);
+}
+
+/*
+ * The last reference is gone, or the object was never published. The
+ * last put can come with interrupts off (a local invalidate or bind under
+ * the QP's state lock racing a dereg), where vfree() of a large page
+ * array must not run: free from an RCU callback, which also keeps the
+ * struct alive for lookups still under RCU. Module exit waits for these
+ * callbacks (rcu_barrier()).
+ */
+void srdma_mem_free(struct srdma_mem *mem)
+{
+	call_rcu(&mem->rcu, srdma_mem_free_rcu);
 }
 
 /* Where the next index is looked for: a random gap after the last one. */

@@ -111,6 +111,8 @@ static void __exit srdma_exit(void)
 	 * draining it leaves nothing to run in the unloaded module.
 	 */
 	destroy_workqueue(srdma_wq);
+	/* memory keys are freed from RCU callbacks in this module's text */
+	rcu_barrier();
 	pr_info("unloaded\n");
 }
 
