@@ -43,6 +43,8 @@ mkdir -p "$outdir"
 stage=$(mktemp -d "$outdir/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,modules}
+# (empty when the kernel has all of them built in, as the debug kernel does)
+: > "$stage/modules/order"
 cp "$busybox" "$stage/bin/busybox"
 cp "$SRDMA_REPO/tools/vm/init" "$stage/init"
 chmod 0755 "$stage/init" "$stage/bin/busybox"
