@@ -77,6 +77,13 @@ fail_alloc() { # failslab|fail_page_alloc DEV GID
 	timeout 300 /usr/bin/python3 "$SELFTESTS_DIR/fault_loop.py" "$2" "$3" "$rounds" --make-it-fail
 	rc=$?
 	disarm
+	# The process's own allocations fail too (a page fault on its rings
+	# can end in SIGBUS): a signal is the injection's, not srdma's; what
+	# srdma must do is checked after (rdma res, kmemleak, rmmod).
+	if [ "$rc" -gt 128 ] && [ "$rc" != 137 ]; then
+		echo "fault_loop killed by signal $((rc - 128)) under $1: accepted"
+		return 0
+	fi
 	return "$rc"
 }
 

@@ -6,6 +6,7 @@
 #   tools/vm/run.sh [-n HOSTS] [-t SECONDS] [-N NAME] [-m MB] [-s SMP]
 #                   [-e VAR=VALUE]... -- CMD [ARG]...
 #
+# VM_APPEND adds kernel command-line parameters.
 # Host i is "host$i" with 192.0.2.(10+i)/24 and 2001:db8::(10+i)/64 on eth0.
 # The host's / is the guest's / (read-only, tmpfs overlay on top), so CMD and
 # the repo live at the same paths. Results: build/vm/out/NAME/host$i/
@@ -121,7 +122,7 @@ for ((i = 1; i <= hosts; i++)); do
 	timeout -k 10 "$limit" qemu-system-x86_64 $accel -m "$mem" -smp "$smp" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
-		-append "console=ttyS0 loglevel=5 panic=-1 vmout=$out vmboot=$SRDMA_REPO/tools/vm/guest-boot.sh" \
+		-append "console=ttyS0 loglevel=5 panic=-1 ${VM_APPEND:+$VM_APPEND }vmout=$out vmboot=$SRDMA_REPO/tools/vm/guest-boot.sh" \
 		-serial "file:$out/console.log" \
 		${mon[@]+"${mon[@]}"} \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
