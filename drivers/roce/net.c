@@ -5,6 +5,7 @@
  * and finding the device an incoming packet is for.
  */
 #include <linux/crc32.h>
+#include <linux/error-injection.h>
 #include <asm/unaligned.h>
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
@@ -77,6 +78,7 @@ struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 		memset(skb->data + hdr_len + paylen, 0, pad);
 	return skb;
 }
+ALLOW_ERROR_INJECTION(roce_alloc_skb, NULL);
 
 static struct dst_entry *roce_route4(struct srdma_qp *qp,
 				     const struct srdma_av *av,
