@@ -52,6 +52,8 @@
 #include <rdma/rdma_user_rxe.h>
 #include <rdma/rdma_verbs.h>
 
+#include "fuzz_rng.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_MAPS	4096
 #define MAX_RINGS	16
@@ -72,24 +74,6 @@ struct ring {
 struct map {
 	unsigned long start, end, off;
 };
-
-/* xorshift64*: small, seedable, the same on every machine */
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd64(struct rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545f4914f6cdd1dULL;
-}
-
-static uint32_t rnd(struct rng *r, uint32_t n)	/* 0..n-1 */
-{
-	return n ? (uint32_t)(rnd64(r) >> 32) % n : 0;
-}
 
 static void rng_seed(struct rng *r, uint64_t seed)
 {

@@ -94,6 +94,25 @@ res_clean() {
 			   n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1) }' <<< "$out"
 }
 
+# run_sroce_test NAME SECS: a kselftest_harness C test on a fresh sroce0
+# device on $NETDEV (SRDMA_DEV/SRDMA_GID tell it where); exits with its
+# status, so it is a whole TAP test script's body.
+run_sroce_test() {
+	local bin=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/$1 ip4 gid rc
+	[ -x "$bin" ] || tap_skip_all "$bin not built (make -C selftests)"
+	ip4=$(netdev_ip4 "$NETDEV")
+	if ! mkdev sroce sroce0 "$NETDEV" > /dev/null 2>&1; then
+		tap_plan 1
+		not_ok "sroce0 on $NETDEV"
+		exit 1
+	fi
+	gid=$(gid_index sroce0 "::ffff:$ip4")
+	SRDMA_DEV=sroce0 SRDMA_GID=${gid:-1} timeout "$2" "$bin"
+	rc=$?
+	srdma_cleanup sroce0 > /dev/null 2>&1
+	exit "$rc"
+}
+
 # hw_counter DEV NAME: one of DEV's port counters (rdma statistic).
 hw_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 

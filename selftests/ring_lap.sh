@@ -14,17 +14,4 @@ set -u
 
 tap_require_root
 require_test_netdev
-bin=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/ring_lap
-[ -x "$bin" ] || tap_skip_all "$bin not built (make -C selftests)"
-ip4=$(ip -4 -o addr show dev "$NETDEV" | awk '{ sub("/.*", "", $4); print $4; exit }')
-
-if ! mkdev sroce sroce0 "$NETDEV" > /dev/null 2>&1; then
-	tap_plan 1
-	not_ok "sroce0 on $NETDEV"
-	exit 1
-fi
-gid=$(gid_index sroce0 "::ffff:$ip4")
-SRDMA_DEV=sroce0 SRDMA_GID=${gid:-1} timeout 120 "$bin"
-rc=$?
-srdma_cleanup sroce0 > /dev/null 2>&1
-exit "$rc"
+run_sroce_test ring_lap 120

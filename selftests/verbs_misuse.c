@@ -28,26 +28,10 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "fuzz_rng.h"
 #include "verbs_util.h"
 
 #define NQP	4
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd64(struct rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545f4914f6cdd1dULL;
-}
-
-static uint32_t rnd(struct rng *r, uint32_t n)
-{
-	return n ? (uint32_t)(rnd64(r) >> 32) % n : 0;
-}
 
 static struct rng g;
 static struct ibv_context *ctx;
