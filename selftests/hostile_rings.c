@@ -53,6 +53,7 @@
 #include <rdma/rdma_verbs.h>
 
 #include "fuzz_rng.h"
+#include "verbs_util.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_MAPS	4096
@@ -552,23 +553,11 @@ static uint32_t get_index(const uint32_t *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* librxe's send doorbell: POST_SEND with no work requests. */
+/* librxe's send doorbell, counted. */
 static int doorbell(struct ibv_qp *qp)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} req = {};
-	struct ib_uverbs_post_send_resp resp = {};
-
-	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.qp_handle = qp->handle;
-	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
 	doorbells++;
-	if (write(qp->context->cmd_fd, &req, sizeof(req)) != sizeof(req)) {
+	if (rxe_doorbell(qp)) {
 		doorbell_errs++;
 		return -1;
 	}

@@ -107,27 +107,6 @@ static void sq_set_prod(struct rxe_queue_buf *q, uint32_t prod)
 			 __ATOMIC_RELEASE);
 }
 
-/* librxe's doorbell: a POST_SEND command with no work requests. */
-static int doorbell(struct ibv_qp *qp)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} c;
-	struct ib_uverbs_post_send_resp resp;
-
-	memset(&c, 0, sizeof(c));
-	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	c.hdr.in_words = sizeof(c) / 4;
-	c.hdr.out_words = sizeof(resp) / 4;
-	c.cmd.response = (uintptr_t)&resp;
-	c.cmd.qp_handle = qp->handle;
-	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
-		return -errno;
-	return 0;
-}
-
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	struct ibv_qp_init_attr init = {
@@ -284,7 +263,7 @@ TEST_F(lap, full_ring_is_not_lapped)
 	/* librxe agrees the ring is full */
 	ASSERT_EQ(-ENOMEM, post_sends(self->req, 1, 99));
 	ASSERT_EQ((uint32_t)SQ_WR, sq_prod(self->sq));
-	ASSERT_EQ(0, doorbell(self->req));
+	ASSERT_EQ(0, rxe_doorbell(self->req));
 	EXPECT_EQ(0, reap(self->cq, wc, SQ_SLOTS, 200))
 		TH_LOG("a WQE completed though the peer drops everything");
 	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->req));
@@ -301,7 +280,7 @@ static void lap_and_check(struct __test_metadata *_metadata,
 	struct ibv_wc wc[2 * SQ_SLOTS];
 	int i, n;
 
-	ASSERT_EQ(0, doorbell(qp));
+	ASSERT_EQ(0, rxe_doorbell(qp));
 	ASSERT_EQ(0, wait_event(qp->context, qp, IBV_EVENT_QP_FATAL))
 		TH_LOG("no QP_FATAL after the producer lapped the ring");
 	EXPECT_EQ(IBV_QPS_ERR, qp_state(qp));
@@ -356,7 +335,7 @@ TEST_F(lap, lap_by_one_slot_errors_qp)
 		ids[10 + i] = 100 + i;
 	}
 	sq_set_prod(self->sq, prod + 5);
-	ASSERT_EQ(0, doorbell(self->req));
+	ASSERT_EQ(0, rxe_doorbell(self->req));
 	EXPECT_EQ(IBV_QPS_RTS, qp_state(self->req));
 
 	/* one more: the slot it claims is the oldest WQE in flight */

@@ -3,8 +3,12 @@
 #ifndef SRDMA_SELFTEST_VERBS_UTIL_H
 #define SRDMA_SELFTEST_VERBS_UTIL_H
 
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 /* Open the RDMA device called @name, or NULL. */
 static inline struct ibv_context *open_dev(const char *name)
@@ -57,6 +61,30 @@ static inline int qp_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, int gid_index,
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/*
+ * librxe's send doorbell, rung by hand: a POST_SEND command with no work
+ * requests, written to the context's command fd. 0 or -errno.
+ */
+static inline int rxe_doorbell(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c;
+	struct ib_uverbs_post_send_resp resp;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
+		return -errno;
+	return 0;
 }
 
 #endif
