@@ -6,7 +6,9 @@
 #   tools/vm/run.sh [-n HOSTS] [-t SECONDS] [-N NAME] [-m MB] [-s SMP]
 #                   [-e VAR=VALUE]... -- CMD [ARG]...
 #
-# VM_APPEND adds kernel command-line parameters.
+# VM_APPEND adds kernel command-line parameters. VM_LOCK=FILE waits for an
+# flock on FILE before booting, so that runs started by several callers on
+# one small machine take turns instead of starving each other's VMs.
 # Host i is "host$i" with 192.0.2.(10+i)/24 and 2001:db8::(10+i)/64 on eth0.
 # The host's / is the guest's / (read-only, tmpfs overlay on top), so CMD and
 # the repo live at the same paths. Results: build/vm/out/NAME/host$i/
@@ -94,6 +96,10 @@ netdev_for() {
 	fi
 }
 
+if [ -n "${VM_LOCK:-}" ]; then
+	exec 8> "$VM_LOCK"
+	flock 8
+fi
 declare -a pids
 say "booting $hosts VM(s) of $kver (${accel%% -cpu*}, smp $smp, ${mem}M), output in ${run#"$SRDMA_REPO"/}"
 t0=$(now)
