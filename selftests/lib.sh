@@ -10,7 +10,7 @@
 #   t_skip "needs siw"     "siw.ko not built"
 #
 # Every step runs in its own process group under a timeout ($STEP_TIMEOUT,
-# default $VM_STEP_TIMEOUT or 60 s) so a hung command fails one line instead of
+# default 60 s) so a hung command fails one line instead of
 # stalling the run; its output goes to the log and, on failure, to the TAP
 # stream as "# " diagnostics. Steps are shell functions or commands and see
 # every variable of the script. If the script dies early, the EXIT trap
@@ -23,7 +23,30 @@ KSFT_SKIP=4
 
 SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=${REPO:-$(cd "$SELFTESTS_DIR/.." && pwd)}
-STEP_TIMEOUT=${STEP_TIMEOUT:-${VM_STEP_TIMEOUT:-60}}
+STEP_TIMEOUT=${STEP_TIMEOUT:-60}
+# A slower kernel (the debug kernel: KASAN, lockdep) multiplies every time
+# limit of a test by SRDMA_TIMEOUT_SCALE: the step timeouts, wait_for, and
+# through the function below every `timeout` the scripts run, so that no
+# test needs to know which kernel it runs on.
+TIMEOUT_SCALE=${SRDMA_TIMEOUT_SCALE:-1}
+[[ "$TIMEOUT_SCALE" =~ ^[1-9][0-9]*$ ]] || TIMEOUT_SCALE=1
+
+# timeout [OPTION]... DURATION CMD...: coreutils' timeout, DURATION scaled.
+timeout() {
+	local args=()
+	while [ "$#" -gt 0 ]; do
+		case "$1" in
+		-k | -s | --kill-after | --signal) args+=("$1" "$2"); shift 2 ;;
+		-*) args+=("$1"); shift ;;
+		*) break ;;
+		esac
+	done
+	if [ "$TIMEOUT_SCALE" != 1 ] && [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+		args+=("$(($1 * TIMEOUT_SCALE))")
+		shift
+	fi
+	command timeout "${args[@]}" "$@"
+}
 TAP_NAME=$(basename "$0" .sh)
 # Per-step output; in a VM it lands on the output share, elsewhere in /tmp.
 TAP_LOGDIR=${TAP_LOGDIR:-${VM_OUT:+$VM_OUT/logs/$TAP_NAME}}
@@ -88,8 +111,8 @@ run_step() {
 	( "$@" ) > "$log" 2>&1 < /dev/null &
 	pid=$!
 	(
-		sleep "$STEP_TIMEOUT"
-		echo "TIMEOUT after ${STEP_TIMEOUT}s" >> "$log"
+		sleep "$((STEP_TIMEOUT * TIMEOUT_SCALE))"
+		echo "TIMEOUT after $((STEP_TIMEOUT * TIMEOUT_SCALE))s" >> "$log"
 		kill -TERM -- "-$pid" 2> /dev/null
 		sleep 5
 		kill -KILL -- "-$pid" 2> /dev/null
@@ -153,7 +176,7 @@ tap_bail() {
 wait_for() {
 	local secs=$1 i
 	shift
-	for ((i = 0; i < secs * 5; i++)); do
+	for ((i = 0; i < secs * 5 * TIMEOUT_SCALE; i++)); do
 		"$@" > /dev/null 2>&1 && return 0
 		sleep 0.2
 	done

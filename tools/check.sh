@@ -64,7 +64,6 @@ fi
 # reading it over 9p mid-rewrite gets EIO).
 ko=${SRDMA_CHECK_KO:-srdma.ko}
 scale=${SRDMA_TIMEOUT_SCALE:-1}
-export VM_STEP_TIMEOUT=$((${VM_STEP_TIMEOUT:-60} * scale))
 if [ -f "$ko" ]; then
 	cp "$ko" "$work/srdma.ko"
 else

@@ -44,7 +44,7 @@ if [ -z "$vmout" ] || [ ! -r "$vmout/vm.conf" ]; then
 fi
 # shellcheck source=/dev/null
 . "$vmout/vm.conf"
-export VM_OUT=$vmout VM_HOST VM_NHOSTS VM_REPO VM_STEP_TIMEOUT
+export VM_OUT=$vmout VM_HOST VM_NHOSTS VM_REPO
 export VM_IP4="192.0.2.$((10 + VM_HOST))" VM_IP6="2001:db8::$((10 + VM_HOST))"
 export PATH="$VM_REPO/tools/vm/bin:$PATH" HOME=/root TERM=dumb LANG=C.UTF-8
 echo "SRDMA-VM-BOOTED host$VM_HOST uptime=$(cut -d' ' -f1 /proc/uptime)s"

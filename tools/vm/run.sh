@@ -111,7 +111,6 @@ for ((i = 1; i <= hosts; i++)); do
 		echo "VM_NHOSTS=$hosts"
 		printf 'VM_REPO=%q\n' "$SRDMA_REPO"
 		echo "VM_SCRIPT_TIMEOUT=$((limit > 60 ? limit - 30 : limit))"
-		echo "VM_STEP_TIMEOUT=${VM_STEP_TIMEOUT:-60}"
 		printf 'VM_CMD=('; printf ' %q' "${cmd[@]}"; echo ' )'
 		for e in ${envs[@]+"${envs[@]}"}; do printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"; done
 	} > "$out/vm.conf"
