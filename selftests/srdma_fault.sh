@@ -3,15 +3,15 @@
 # vm: shared
 # timeout: 900
 # Fault injection (the debug kernel; skipped where the kernel has none):
-# fail srdma's error-injectable functions (fail_function) while verbs
-# objects are created and destroyed, and its packet allocations while
-# rping moves verified data. Every failure must come back to its caller
-# as an error; afterwards nothing is left (rdma res), data still moves,
-# and srdma unloads. Leaks are caught by the kmemleak scan the harness
-# runs after each test. (failslab and fail_page_alloc are not used: with
-# the task filter they also fail the test process's reads of the 9p root
-# the VM runs on, and the 9p client then returned EINVAL for files it had
-# opened before.)
+# fail srdma's error-injectable functions (fail_function), and every slab
+# and page allocation of the task (failslab, fail_page_alloc), while
+# fault_objects creates and destroys verbs objects; fail srdma's packet
+# allocations while rping moves verified data. Every failure must come
+# back to its caller as an error; afterwards nothing is left (rdma res),
+# data still moves, and srdma unloads. Leaks are caught by the kmemleak
+# scan the harness runs after each test. failslab and fail_page_alloc use
+# the task filter: failing them for every task would fail the 9p root the
+# VM runs on.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,11 +27,15 @@ if [ ! -d "$dbg/fail_function" ]; then
 fi
 
 ip4=$(netdev_ip4 "$NETDEV")
+bin=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}
+[ -x "$bin/fault_objects" ] || tap_skip_all "$bin/fault_objects not built"
 rounds=${SRDMA_FAULT_ROUNDS:-30}
 
 disarm() {
 	echo > "$dbg/fail_function/inject" 2> /dev/null
 	echo 0 > "$dbg/fail_function/probability"
+	echo 0 > "$dbg/failslab/probability" 2> /dev/null
+	echo 0 > "$dbg/fail_page_alloc/probability" 2> /dev/null
 }
 tap_cleanup() { disarm; srdma_cleanup sroce0 siw0x; }
 
@@ -45,7 +49,7 @@ arm_attr() {
 
 srdma_injectable() { awk '$2 == "[srdma]" { print $1 }' "$dbg/fail_function/injectable"; }
 
-# fail_fn FUNC DEV GID: FUNC fails for fault_loop's calls only
+# fail_fn FUNC DEV GID: FUNC fails for fault_objects' calls only
 fail_fn() {
 	local fn=$1 type rv
 	type=$(awk -v f="$fn" '$1 == f { print $3 }' "$dbg/fail_function/injectable")
@@ -54,15 +58,36 @@ fail_fn() {
 	[ "$type" = ERRNO ] && rv=$(printf '%u' -12 2> /dev/null || echo 18446744073709551604)
 	echo "$rv" > "$dbg/fail_function/$fn/retval" || return 1
 	arm_attr "$dbg/fail_function" 30 Y || return 1
-	timeout 300 /usr/bin/python3 "$SELFTESTS_DIR/fault_loop.py" "$2" "$3" "$rounds" --make-it-fail
+	timeout 300 "$bin/fault_objects" "$2" "$3" "$rounds" --make-it-fail
 	local rc=$?
 	disarm
 	return "$rc"
 }
 
+# fail_alloc INJECTOR PERCENT DEV GID [--may-pass]: every slab (failslab)
+# or page (fail_page_alloc, any order) allocation of fault_objects'
+# syscalls may fail, sleeping ones included. A create makes dozens of slab
+# allocations: a low rate lets most get far enough to fail deep inside. fail_page_alloc spares __GFP_HIGHMEM
+# (user pages, vmalloc): the failures land in the kernel's own pages.
+fail_alloc() {
+	local d=$dbg/$1
+	[ -d "$d" ] || { echo "no $1 in this kernel"; return 1; }
+	arm_attr "$d" "$2" Y || return 1
+	echo N > "$d/ignore-gfp-wait" || return 1
+	[ ! -e "$d/min-order" ] || echo 0 > "$d/min-order" || return 1
+	timeout 300 "$bin/fault_objects" "$3" "$4" "$rounds" --make-it-fail "${@:5}"
+	local rc=$?
+	disarm
+	return "$rc"
+}
+
+# Functions only the data path calls: datapath_faults fails those.
+datapath_fns=" roce_alloc_skb "
+
 each_fn() { # DEV GID
 	local fn n=0
 	for fn in $(srdma_injectable); do
+		[[ "$datapath_fns" != *" $fn "* ]] || continue
 		echo "== $fn"
 		fail_fn "$fn" "$1" "$2" || return 1
 		n=$((n + 1))
@@ -96,13 +121,17 @@ datapath_faults() {
 
 unloads() { timeout 30 rdma link del sroce0 && timeout 30 rdma link del siw0x && timeout 60 rmmod srdma; }
 
-tap_plan 9
+tap_plan 13
 t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
 t "siw0x on $NETDEV" mkdev siwarp siw0x "$NETDEV"
 g=$(gid_index sroce0 "::ffff:$ip4")
 STEP_TIMEOUT=900
 t "every srdma injectable function failed under object creation (sroce0)" each_fn sroce0 "$g"
 t "every srdma injectable function failed under object creation (siw0x)" each_fn siw0x 0
+t "failslab under object creation (sroce0)" fail_alloc failslab 3 sroce0 "$g"
+t "failslab under object creation (siw0x)" fail_alloc failslab 3 siw0x 0
+t "fail_page_alloc under object creation (sroce0)" fail_alloc fail_page_alloc 20 sroce0 "$g" --may-pass
+t "fail_page_alloc under object creation (siw0x)" fail_alloc fail_page_alloc 20 siw0x 0 --may-pass
 STEP_TIMEOUT=400
 t "packet allocations fail while rping runs (sroce0)" datapath_faults
 STEP_TIMEOUT=200
