@@ -36,6 +36,18 @@ static struct rdma_link_ops srdma_iwarp_link_ops = {
 };
 
 /*
+ * A drop-in for rdma_rxe: scripts say "rdma link add NAME type rxe" and
+ * get an sroce device. The type is free whenever srdma is loaded, since
+ * rdma_rxe then cannot be. No MODULE_ALIAS for it: rdma_rxe's own alias
+ * would race ours; the installed modprobe.d file points "rdma-link-rxe"
+ * and "rdma_rxe" at srdma instead (tools/modprobe.d/srdma.conf).
+ */
+static struct rdma_link_ops srdma_rxe_link_ops = {
+	.type = "rxe",
+	.newlink = srdma_roce_newlink,
+};
+
+/*
  * Some kernels' rdma_rxe bind UDP 4791 only when a device is added, so
  * holding the port is not enough to keep it out: veto its load here.
  */
@@ -84,7 +96,8 @@ static int __init srdma_init(void)
 
 	rdma_link_register(&srdma_roce_link_ops);
 	rdma_link_register(&srdma_iwarp_link_ops);
-	pr_info("loaded: link types sroce (RoCEv2) and siwarp (iWARP)\n");
+	rdma_link_register(&srdma_rxe_link_ops);
+	pr_info("loaded: link types sroce and rxe (RoCEv2), siwarp (iWARP)\n");
 	return 0;
 
 err_mod:
@@ -98,6 +111,7 @@ err_wq:
 
 static void __exit srdma_exit(void)
 {
+	rdma_link_unregister(&srdma_rxe_link_ops);
 	rdma_link_unregister(&srdma_iwarp_link_ops);
 	rdma_link_unregister(&srdma_roce_link_ops);
 	/* Removes every srdma device; waits for their users to go. */
