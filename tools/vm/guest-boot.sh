@@ -27,17 +27,29 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-# /tmp and /run would otherwise show the host's (read-only) ones.
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
-
 vmout=
 read -r -a cmdline < /proc/cmdline
 for arg in "${cmdline[@]}"; do
 	case "$arg" in vmout=*) vmout=${arg#vmout=} ;; esac
 done
+# /tmp and /run would otherwise show the host's. A checkout under the
+# host's /tmp (its output share is mounted inside it) stays reachable at
+# its own path: its top directory is carried over onto the new /tmp.
+keep=
+case "$vmout" in /tmp/?*/*) keep=${vmout#/tmp/} keep=/tmp/${keep%%/*} ;; esac
+if [ -n "$keep" ]; then
+	mkdir -p /mnt/.host-tmp
+	mount --rbind /tmp /mnt/.host-tmp
+fi
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	mount --rbind "/mnt/.host-tmp/${keep#/tmp/}" "$keep"
+fi
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+
 if [ -z "$vmout" ] || [ ! -r "$vmout/vm.conf" ]; then
 	echo "SRDMA-VM-EXIT rc=125 (no vm.conf)"
 	halt
