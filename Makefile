@@ -4,12 +4,14 @@
 #   make            build srdma.ko against KDIR
 #   make C=1        same, with sparse
 #   make deps       install every package the build, demo and tests need
-#   make install    install srdma.ko and the modprobe.d file keeping rdma_rxe out
+#   make install    install srdma.ko and the modprobe.d file (srdma stands in
+#                   for rdma_rxe); make dkms-install does it through DKMS
 #   make demo       boot a VM, load srdma, create devices, move data
 #   make check      build, then run selftests and pyverbs in VMs
 #   make bench      benchmarks against rdma_rxe, siw and TCP (not in check)
 #   make debug-kernel  build + install the KASAN/lockdep/kmemleak kernel (cached)
 #   make check-debug   the whole of `make check` on the debug kernel
+#   make check-install make dkms-install and its removal, tested in a VM
 
 KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	else ls -1 /lib/modules 2>/dev/null | sort -V | \
@@ -33,8 +35,29 @@ deps:
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
-	install -D -m 644 tools/modprobe.d/srdma.conf /etc/modprobe.d/srdma.conf
+	$(MAKE) install-conf
+
+# The modprobe.d file alone (make install and dkms-install both need it).
+install-conf:
+	install -D -m 644 tools/modprobe.d/srdma.conf $(DESTDIR)/etc/modprobe.d/srdma.conf
 	depmod -a $(KVER)
+
+# DKMS: srdma is built for every installed kernel that has headers
+# (DKMS_KERNELS) and, through DKMS's autoinstall, for each new one.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_KERNELS ?= $(shell for d in /lib/modules/*/build; do \
+	[ -d "$$d" ] && basename "$$(dirname "$$d")"; done)
+dkms-install:
+	rm -rf /usr/src/srdma-$(DKMS_VERSION)
+	mkdir -p /usr/src/srdma-$(DKMS_VERSION)
+	cp -r dkms.conf Kbuild Makefile drivers include /usr/src/srdma-$(DKMS_VERSION)/
+	dkms remove srdma/$(DKMS_VERSION) --all > /dev/null 2>&1 || true
+	for k in $(DKMS_KERNELS); do dkms install srdma/$(DKMS_VERSION) -k $$k || exit 1; done
+	$(MAKE) install-conf
+
+dkms-remove:
+	dkms remove srdma/$(DKMS_VERSION) --all
+	rm -rf /usr/src/srdma-$(DKMS_VERSION) /etc/modprobe.d/srdma.conf
 
 demo: modules
 	bash tools/demo.sh
@@ -51,4 +74,9 @@ debug-kernel:
 check-debug:
 	bash tools/check-debug.sh
 
-.PHONY: all modules clean deps install demo check bench debug-kernel check-debug
+# Installing as a user does (DKMS build in a VM; many minutes, not in check)
+check-install: modules
+	SRDMA_CHECK_TESTS="srdma_dkms.sh" bash tools/check.sh
+
+.PHONY: all modules clean deps install install-conf dkms-install dkms-remove demo check bench debug-kernel check-debug \
+	check-install

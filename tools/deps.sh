@@ -16,6 +16,7 @@ export INITRD=No
 # Tests: RDMA user space (verbs, rdmacm, perftest, pyverbs), iproute2 (ip, rdma),
 # linux-source (upstream siw peer, checkpatch, kselftest headers).
 # Bench: iperf3 and sockperf (the wire's own rate and round trip), gnuplot.
+# Packaging: dkms (make dkms-install; make check-install tests it).
 pkgs=(
 	gcc make libc6-dev sparse python3 perl
 	linux-image-amd64 linux-headers-amd64
@@ -23,6 +24,7 @@ pkgs=(
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	python3-pyverbs libibverbs-dev librdmacm-dev iperf3 sockperf
 	gnuplot-nox
+	dkms
 )
 
 sudo=()
