@@ -516,6 +516,8 @@ void srdma_qp_put(struct srdma_qp *qp);
 /* qp_state.c APIs: */
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
+int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask);
 void srdma_qp_error(struct srdma_qp *qp);
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 

@@ -324,44 +324,32 @@ static void iw_ep_state_change(struct sock *sk)
 }
 
 /*
- * The MPA exchange is done: hand the socket to the QP, move the QP to
- * RTS and let the socket's callbacks drive rx and tx. Only the claim's
- * holder gets here, and only from INIT or RTR.
+ * Attach with qp->modify_lock held, the lock every state change takes:
+ * a reset (which takes the claim back) and a new INIT cannot come
+ * between the claim check and the move to RTS, so a set-up that lost
+ * its claim never moves a QP someone else owns now.
  */
-static int iw_ep_attach(struct iw_ep *ep)
+static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
 {
 	struct srdma_qp *qp = ep->qp;
 	struct iw_qp *iqp = to_iwqp(qp);
-	struct sock *sk = ep->sock->sk;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
-	enum ib_qp_state cur;
 	bool ours;
-	u32 mss;
 	int err;
 
 	spin_lock_bh(&iqp->lock);
 	ours = iqp->claim == ep && !iqp->released;
 	spin_unlock_bh(&iqp->lock);
-	cur = READ_ONCE(qp->state);
-	if (!ours || !iw_qp_state_may_connect(cur))
+	attr.cur_qp_state = READ_ONCE(qp->state);
+	if (!ours || !iw_qp_state_may_connect(attr.cur_qp_state))
 		return -ECONNRESET;
-	if (!iqp->tx_buf) {
-		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
-		if (!iqp->tx_buf)
-			return -ENOMEM;
-	}
-	/* from the state seen above only: a modify in between fails this */
-	attr.cur_qp_state = cur;
-	err = srdma_modify_qp(&qp->ibqp, &attr, IB_QP_STATE | IB_QP_CUR_STATE,
-			      NULL);
+	/* from the state seen above only: a fatal error in between fails it */
+	err = srdma_modify_qp_locked(qp, &attr, IB_QP_STATE | IB_QP_CUR_STATE);
 	if (err)
 		return err;
 
-	/* one FPDU per TCP segment where the MSS allows it */
-	mss = tcp_sk(sk)->mss_cache;
-	mss = clamp_t(u32, mss, 256, IW_MAX_FPDU);
 	spin_lock_bh(&iqp->lock);
-	/* a reset or destroy after the modify took the claim back */
+	/* destroy_qp (which takes no modify_lock) took the claim back */
 	if (iqp->claim != ep || iqp->released) {
 		spin_unlock_bh(&iqp->lock);
 		return -ECONNRESET;
@@ -378,6 +366,34 @@ static int iw_ep_attach(struct iw_ep *ep)
 	iqp->tx_complete = qp->sq_cons;
 	iqp->tx_complete_end = qp->sq_cons;
 	spin_unlock_bh(&iqp->lock);
+	return 0;
+}
+
+/*
+ * The MPA exchange is done: hand the socket to the QP, move the QP to
+ * RTS and let the socket's callbacks drive rx and tx. Only the claim's
+ * holder gets here, and only from INIT or RTR.
+ */
+static int iw_ep_attach(struct iw_ep *ep)
+{
+	struct srdma_qp *qp = ep->qp;
+	struct iw_qp *iqp = to_iwqp(qp);
+	struct sock *sk = ep->sock->sk;
+	u32 mss;
+	int err;
+
+	if (!iqp->tx_buf) {
+		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
+		if (!iqp->tx_buf)
+			return -ENOMEM;
+	}
+	/* one FPDU per TCP segment where the MSS allows it */
+	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IW_MAX_FPDU);
+	mutex_lock(&qp->modify_lock);
+	err = iw_ep_attach_locked(ep, mss);
+	mutex_unlock(&qp->modify_lock);
+	if (err)
+		return err;
 
 	write_lock_bh(&sk->sk_callback_lock);
 	ep->saved_data_ready = sk->sk_data_ready;
