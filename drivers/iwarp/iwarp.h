@@ -137,6 +137,7 @@ enum iw_rx_state {
 /* A read (or atomic) this side owes its peer. */
 struct iw_rresp {
 	struct srdma_mem *mem;		/* NULL for zero length */
+	u32 src_stag;			/* checked again for every FPDU */
 	u64 src_to;
 	u32 size;
 	u32 sent;
@@ -264,6 +265,7 @@ void iw_rx_flush(struct iw_qp *iqp);
 void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp);
 void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 		  const u8 *hdr, u32 hdr_len);
+u8 iw_rdmap_key_code(int err);
 
 /* tx.c */
 void iw_tx_work(struct work_struct *work);
