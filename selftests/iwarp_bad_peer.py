@@ -13,18 +13,30 @@ a TCP RST), silent (never answer the MPA request), slow-reply (answer it
 a byte a second). Exit 0 when the peer saw what RFC 5040/5041/5044 say it
 must.
 
+  iwarp_bad_peer.py ADDR PORT read-rereg FLAG
+
+read-rereg (with iw_owner read-rereg as the client): READ all of the
+advertised buffer and read nothing back until FLAG exists (the client
+took REMOTE_READ away with rereg and overwrote the buffer); then no byte
+of the new contents may arrive, and the READ ends with a Terminate
+(RDMAP, remote protection, access rights) before all of it came.
+
 As a client of srdma's listener (an rping server):
 
   iwarp_bad_peer.py ADDR PORT flood N CAP [--early]
   iwarp_bad_peer.py ADDR PORT slow-request
+  iwarp_bad_peer.py ADDR PORT unanswered
 
 flood opens N TCP connections that never send an MPA request and holds
 them: N - CAP must be closed at once (within 5 s: the listener's cap on
 half-open connections), the rest by the set-up timeout (10 s), not
 before 5 s and not after 25 s; with --early, all of them within 6 s (the listener went
 away). slow-request sends a valid request a byte a second: the listener
-must close it by the timeout, before the request is in.
+must close it by the timeout, before the request is in. unanswered
+sends a valid request to a listener that never answers it (iw_owner
+unanswered): it must be rejected and closed by the accept deadline.
 """
+import os
 import select
 import socket
 import struct
@@ -37,7 +49,8 @@ CRC = 0x40
 ENHANCED = 0x10
 DDP_TAGGED, DDP_LAST, DDP_V1 = 0x80, 0x40, 0x01
 RDMAP_V1 = 0x40
-OP_WRITE, OP_SEND, OP_TERMINATE = 0, 3, 7
+OP_WRITE, OP_READ_REQ, OP_READ_RESP, OP_SEND, OP_TERMINATE = 0, 1, 2, 3, 7
+REJECT = 0x20
 
 # case: (want MPA CRC, expected terminate (layer, etype, code))
 CASES = {
@@ -48,6 +61,7 @@ CASES = {
     "reset": (False, None),
     "silent": (False, None),
     "slow-reply": (False, None),
+    "read-rereg": (False, (0, 1, 0x02)),   # RDMAP protection: access
 }
 SETUP_TIMEOUT = 10      # srdma's IW_MPA_TIMEOUT, seconds
 
@@ -103,6 +117,9 @@ def main():
     family = socket.AF_INET6 if ":" in addr else socket.AF_INET
     ls = socket.socket(family, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if case == "read-rereg":
+        # little buffering: the READ reply stalls early in srdma
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
     ls.bind((addr, port))
     ls.listen(1)
     ls.settimeout(60)
@@ -143,6 +160,8 @@ def main():
     buf, rkey, size = struct.unpack(">QII", first[18:34])
     print("client advertised buf %#x rkey %#x size %d" % (buf, rkey, size))
 
+    if case == "read-rereg":
+        return read_rereg(s, crc, buf, rkey, size, sys.argv[4], expect)
     if case == "reset":
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
@@ -186,6 +205,68 @@ def main():
         return 1
     print("connection closed after the Terminate")
     return 0
+
+
+def read_rereg(s, crc, buf, rkey, size, flag, expect):
+    """READ the whole buffer; once FLAG exists, nothing read may be of
+    what the client wrote after taking REMOTE_READ away."""
+    req = struct.pack(">IQIIQ", 0x1234, 0, size, rkey, buf)
+    s.sendall(fpdu(untagged(OP_READ_REQ, 1, 1) + req, crc))
+    t_end = time.monotonic() + 40
+    while not os.path.exists(flag):
+        if time.monotonic() > t_end:
+            print("the client never took REMOTE_READ away")
+            return 1
+        time.sleep(0.2)
+    got = 0
+    while True:
+        try:
+            u = read_fpdu(s)
+        except (EOFError, ConnectionResetError, socket.timeout):
+            print("READ reply: %d of %d bytes, then the stream ended "
+                  "without a Terminate" % (got, size))
+            return 1
+        op = u[1] & 0x0F
+        if op == OP_READ_RESP:
+            data = u[14:]
+            if data.count(0xAA) != len(data):
+                print("byte read after the rereg, at offset %d" %
+                      (got + len(data) - len(data.lstrip(b"\xaa"))))
+                return 1
+            got += len(data)
+            continue
+        if op != OP_TERMINATE:
+            print("unexpected FPDU opcode %d" % op)
+            return 1
+        qn = struct.unpack(">I", u[6:10])[0]
+        ctrl = u[18:22]
+        term = (ctrl[0] >> 4, ctrl[0] & 0x0F, ctrl[1])
+        print("READ reply: %d of %d bytes, all from before the rereg; "
+              "Terminate on QN %d: layer %d type %d code %#x" %
+              ((got, size, qn) + term))
+        return 0 if qn == 2 and term == expect and got < size else 1
+
+
+def unanswered(addr, port):
+    """A request the consumer never answers: rejected and closed by the
+    accept deadline, not before it and not much after."""
+    s = connect(addr, port)
+    s.settimeout(SETUP_TIMEOUT + 10)
+    pd = struct.pack(">HH", 1, 1)
+    s.sendall(struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2, len(pd)) + pd)
+    t0 = time.monotonic()
+    try:
+        key, flags, _, pd_len = struct.unpack(">16sBBH", recv_exact(s, 20))
+        recv_exact(s, pd_len)
+        rest = s.recv(1)
+    except (EOFError, OSError) as e:
+        print("no reject frame after %.1f s: %s" % (time.monotonic() - t0, e))
+        return 1
+    took = time.monotonic() - t0
+    print("reply %r flags %#x, then %r, after %.1f s" % (key, flags, rest, took))
+    if key != MPA_REP or not flags & REJECT or rest:
+        return 1
+    return 0 if SETUP_TIMEOUT - 3 <= took <= SETUP_TIMEOUT + 8 else 1
 
 
 def closed(s):
@@ -279,6 +360,8 @@ def client_main():
     if case == "flood":
         return flood(addr, port, int(sys.argv[4]), int(sys.argv[5]),
                      "--early" in sys.argv[6:])
+    if case == "unanswered":
+        return unanswered(addr, port)
     s = connect(addr, port)
     pd = struct.pack(">HH", 1, 1)
     return slow_send(s, struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2,
@@ -286,6 +369,6 @@ def client_main():
 
 
 if __name__ == "__main__":
-    if sys.argv[3] in ("flood", "slow-request"):
+    if sys.argv[3] in ("flood", "slow-request", "unanswered"):
         sys.exit(client_main())
     sys.exit(main())

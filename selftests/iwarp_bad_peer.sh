@@ -9,6 +9,11 @@
 # the connection; a reset or a peer silent (or a byte a second) during MPA
 # must fail the client promptly. Every time the QP is flushed, nothing
 # leaks, the kernel stays clean (the harness scans its log).
+# A READ reply stalled behind a full socket stops at a rereg that takes
+# REMOTE_READ away: no byte written after it reaches the peer, which gets
+# a Terminate. A connection request the consumer never answers (as one
+# iw_cm drops) is rejected and closed by the accept deadline, and an
+# accept after that fails.
 # Then the peer as a client of srdma's listener (an rping server): idle
 # connections that never send MPA hold no worker (a real rping still
 # connects beside them) and are closed by the set-up timeout; beyond the
@@ -29,6 +34,7 @@ ip4=$(ip -4 -o addr show dev "$NETDEV" | awk '{ sub("/.*", "", $4); print $4; ex
 [ -n "$ip4" ] || tap_skip_all "$NETDEV needs an IPv4 address"
 peer=$(dirname "$0")/iwarp_bad_peer.py
 claim=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/iw_qp_claim
+owner=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/iw_owner
 
 srv_pid=
 tap_cleanup() {
@@ -126,6 +132,39 @@ qp_claim() {
 	[ "$crc" = 0 ] && [ "$prc" = 0 ]
 }
 
+# the peer READs 16 MiB, reads nothing back until the client took
+# REMOTE_READ away (rereg in place) and rewrote the buffer: only old bytes
+# arrive, then a Terminate
+read_cut_by_rereg() {
+	local ppid prc crc t0 t1 flag=$TAP_LOGDIR/rereg-done
+	rm -f "$flag"
+	/usr/bin/python3 "$peer" "$ip4" 7320 read-rereg "$flag" &
+	ppid=$!
+	wait_for 20 peer_listening 7320
+	t0=$(counter iwarp_terminate_sent)
+	timeout 90 "$owner" read-rereg "$ip4" 7320 "$flag"
+	crc=$?
+	wait "$ppid"
+	prc=$?
+	t1=$(counter iwarp_terminate_sent)
+	echo "peer rc=$prc, iw_owner rc=$crc, terminates sent $t0 -> $t1"
+	[ "$prc" = 0 ] && [ "$crc" = 0 ] && [ "$t1" = $((t0 + 1)) ]
+}
+
+# a listener that takes a request and never answers it
+unanswered_request() {
+	local opid orc prc
+	timeout 90 "$owner" unanswered "$ip4" 7321 &
+	opid=$!
+	wait_for 20 peer_listening 7321
+	timeout 60 /usr/bin/python3 "$peer" "$ip4" 7321 unanswered
+	prc=$?
+	wait "$opid"
+	orc=$?
+	echo "peer rc=$prc, iw_owner rc=$orc"
+	[ "$prc" = 0 ] && [ "$orc" = 0 ]
+}
+
 slow_request() {
 	timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" slow-request
 }
@@ -152,7 +191,7 @@ listener_gone_then_rmmod() {
 }
 
 cases=(bad-crc bad-stag out-of-bounds bad-opcode reset silent slow-reply)
-tap_plan $((1 + ${#cases[@]} + 3 + 6))
+tap_plan $((1 + ${#cases[@]} + 5 + 6))
 t "siwarp0 on $NETDEV" mkdev siwarp siwarp0 "$NETDEV" || tap_bail "no siwarp0"
 port=7300
 for c in "${cases[@]}"; do
@@ -160,6 +199,10 @@ for c in "${cases[@]}"; do
 	STEP_TIMEOUT=90 t "peer sends $c: QP terminated cleanly" bad_peer "$c" "$port"
 done
 STEP_TIMEOUT=90 t "one QP, two connects: second refused, destroy ends set-up" qp_claim
+STEP_TIMEOUT=120 t "READ reply cut by a rereg dropping REMOTE_READ: old bytes, Terminate" \
+	read_cut_by_rereg
+STEP_TIMEOUT=120 t "unanswered request: rejected by the accept deadline, late accept fails" \
+	unanswered_request
 t "no verbs objects left behind" wait_for 10 no_leaks
 t "rping -V still works afterwards" pair timeout 60 rping -s -a "$ip4" -V -C 5 -- \
 	timeout 60 rping -c -a "$ip4" -V -C 5

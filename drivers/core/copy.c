@@ -93,6 +93,34 @@ int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 }
 
 /*
+ * Copy through @rkey, whose object @mem the caller holds from an earlier
+ * check, checking it again in full (state, key, PD, access, bounds, a
+ * window's QP) under the same hold of mem->lock as the copy. For an
+ * access that outlives its first check (an iWARP READ response queued
+ * for later): once a rereg that narrows access or moves the MR to
+ * another PD, a dereg, an unbind or an invalidate has returned, no byte
+ * more moves through the old check. Returns 0 or srdma_rkey_check()'s
+ * errors, with memory untouched.
+ */
+int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
+		    u64 iova, void *buf, u64 length, int access,
+		    enum srdma_copy_dir dir)
+{
+	unsigned long flags;
+	int err;
+
+	read_lock_irqsave(&mem->lock, flags);
+	err = srdma_key_check_locked(mem, qp, rkey, iova, length, access,
+				     true);
+	if (!err)
+		err = srdma_mem_copy_locked(mem, iova, buf, length, dir);
+	read_unlock_irqrestore(&mem->lock, flags);
+	if (err)
+		srdma_count(qp_dev(qp), SRDMA_CNT_REMOTE_KEY_ERR);
+	return err;
+}
+
+/*
  * Copy @len bytes between @buf and the SGE list at @c, checking each
  * lkey (local write access when writing into memory) and advancing @c.
  * Returns 0, -ENOSPC when the list is too short, or a key check error.

@@ -192,9 +192,10 @@ int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 	return 0;
 }
 
-static int srdma_key_check_locked(const struct srdma_mem *mem,
-				  struct srdma_qp *qp, u32 key, u64 iova,
-				  u64 length, int access, bool remote)
+/* The whole check of one access through @key, mem->lock held. */
+int srdma_key_check_locked(const struct srdma_mem *mem, struct srdma_qp *qp,
+			   u32 key, u64 iova, u64 length, int access,
+			   bool remote)
 {
 	if (mem->key != key)
 		return -EINVAL;

@@ -146,21 +146,26 @@ static void srdma_qp_reset_rings(struct srdma_qp *qp)
 	}
 }
 
-int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata)
+/*
+ * modify_qp with qp->modify_lock held: a caller that must decide on the
+ * QP's state and change it in one step (iWARP's attach, which must not
+ * act on a QP reset and re-initialised meanwhile) holds it across both.
+ */
+int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask)
 {
-	struct srdma_qp *qp = to_sqp(ibqp);
 	struct srdma_dev *dev = qp_dev(qp);
+	struct ib_qp *ibqp = &qp->ibqp;
 	enum ib_qp_state cur, next;
 	struct srdma_av av;
 	unsigned long flags;
 	bool drained = false;
 	int err;
 
+	lockdep_assert_held(&qp->modify_lock);
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
 
-	mutex_lock(&qp->modify_lock);
 	cur = qp->state;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur &&
 	    !(cur == IB_QPS_SQE || attr->cur_qp_state == IB_QPS_SQE)) {
@@ -213,6 +218,17 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (drained)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 out:
+	return err;
+}
+
+int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct srdma_qp *qp = to_sqp(ibqp);
+	int err;
+
+	mutex_lock(&qp->modify_lock);
+	err = srdma_modify_qp_locked(qp, attr, mask);
 	mutex_unlock(&qp->modify_lock);
 	return err;
 }

@@ -516,6 +516,8 @@ void srdma_qp_put(struct srdma_qp *qp);
 /* qp_state.c APIs: */
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
+int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask);
 void srdma_qp_error(struct srdma_qp *qp);
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 
@@ -546,6 +548,9 @@ int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
 				   const struct ib_sge *sge, int access,
 				   int *err);
+int srdma_key_check_locked(const struct srdma_mem *mem, struct srdma_qp *qp,
+			   u32 key, u64 iova, u64 length, int access,
+			   bool remote);
 struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
 				   u64 iova, u64 length, int access,
 				   int *err);
@@ -559,6 +564,9 @@ int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 		   enum srdma_copy_dir dir);
 int srdma_mem_copy_locked(struct srdma_mem *mem, u64 iova, void *buf,
 			  u64 length, enum srdma_copy_dir dir);
+int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
+		    u64 iova, void *buf, u64 length, int access,
+		    enum srdma_copy_dir dir);
 
 /* A position in a local SGE list, for messages that span packets. */
 struct srdma_sge_cursor {

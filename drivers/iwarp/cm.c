@@ -12,11 +12,18 @@
  * runs on srdma_wq, which module exit drains.
  *
  * Endpoint references: whoever owns the endpoint's next step holds the
- * reference - the set-up, then iw_cm between CONNECT_REQUEST and
- * accept/reject, then the attachment to the QP until the close work.
+ * reference - the set-up, then the request table between CONNECT_REQUEST
+ * and accept/reject, then the attachment to the QP until the close work.
  * Each queued setup_work holds one more. Socket callbacks find the
  * endpoint through sk_user_data under sk_callback_lock, which is cleared
  * before the owner's reference goes.
+ *
+ * iw_cm may drop a CONNECT_REQUEST without ever answering it (its
+ * listener is destroyed while the event waits in its queue), so it is
+ * never given the endpoint: it carries a handle into iw_requests, whose
+ * entry holds the reference. Exactly one of accept, reject, the accept
+ * deadline and device removal erases the entry, and with it takes the
+ * endpoint and its socket; a late accept or reject finds nothing.
  */
 #include <linux/inetdevice.h>
 #include <linux/tcp.h>
@@ -28,6 +35,10 @@
 static void iw_setup_work(struct work_struct *work);
 static void iw_setup_timeout(struct timer_list *t);
 static void iw_close_work(struct work_struct *work);
+
+/* handle (as iw_cm's provider_data) -> endpoint awaiting accept/reject */
+static DEFINE_XARRAY_ALLOC1(iw_requests);
+static u32 iw_request_next;	/* under the xa_lock: cyclic handles */
 
 static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
 {
@@ -120,7 +131,7 @@ static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 	memcpy(&ev.local_addr, &ep->laddr, sizeof(ev.local_addr));
 	memcpy(&ev.remote_addr, &ep->raddr, sizeof(ev.remote_addr));
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
-		ev.provider_data = ep;
+		ev.provider_data = (void *)(uintptr_t)ep->handle;
 	return id->event_handler(id, &ev);
 }
 
@@ -202,7 +213,6 @@ static void iw_setup_hook(struct iw_ep *ep)
  */
 static void iw_setup_end(struct iw_ep *ep)
 {
-	struct iw_listener *l = ep->listener;
 	struct sock *sk = ep->sock ? ep->sock->sk : NULL;
 
 	set_bit(IW_EPF_SETUP_DONE, &ep->flags);
@@ -214,13 +224,24 @@ static void iw_setup_end(struct iw_ep *ep)
 		write_unlock_bh(&sk->sk_callback_lock);
 	}
 	del_timer_sync(&ep->timer);
-	if (l) {
-		spin_lock_bh(&l->lock);
-		list_del_init(&ep->half_open);
-		l->nhalf--;
-		spin_unlock_bh(&l->lock);
-		wake_up(&l->wq);
-	}
+}
+
+/*
+ * Passive side: done with the listener, last thing of the set-up. Its
+ * stop waits for this, so a request it saw half-open is in iw_requests
+ * (or gone) by the time the device can go.
+ */
+static void iw_setup_leave_listener(struct iw_ep *ep)
+{
+	struct iw_listener *l = ep->listener;
+
+	ep->listener = NULL;
+	spin_lock_bh(&l->lock);
+	list_del_init(&ep->half_open);
+	l->nhalf--;
+	spin_unlock_bh(&l->lock);
+	wake_up(&l->wq);
+	iw_listener_put(l);
 }
 
 static bool iw_qp_state_may_connect(enum ib_qp_state state)
@@ -324,44 +345,32 @@ static void iw_ep_state_change(struct sock *sk)
 }
 
 /*
- * The MPA exchange is done: hand the socket to the QP, move the QP to
- * RTS and let the socket's callbacks drive rx and tx. Only the claim's
- * holder gets here, and only from INIT or RTR.
+ * Attach with qp->modify_lock held, the lock every state change takes:
+ * a reset (which takes the claim back) and a new INIT cannot come
+ * between the claim check and the move to RTS, so a set-up that lost
+ * its claim never moves a QP someone else owns now.
  */
-static int iw_ep_attach(struct iw_ep *ep)
+static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
 {
 	struct srdma_qp *qp = ep->qp;
 	struct iw_qp *iqp = to_iwqp(qp);
-	struct sock *sk = ep->sock->sk;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
-	enum ib_qp_state cur;
 	bool ours;
-	u32 mss;
 	int err;
 
 	spin_lock_bh(&iqp->lock);
 	ours = iqp->claim == ep && !iqp->released;
 	spin_unlock_bh(&iqp->lock);
-	cur = READ_ONCE(qp->state);
-	if (!ours || !iw_qp_state_may_connect(cur))
+	attr.cur_qp_state = READ_ONCE(qp->state);
+	if (!ours || !iw_qp_state_may_connect(attr.cur_qp_state))
 		return -ECONNRESET;
-	if (!iqp->tx_buf) {
-		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
-		if (!iqp->tx_buf)
-			return -ENOMEM;
-	}
-	/* from the state seen above only: a modify in between fails this */
-	attr.cur_qp_state = cur;
-	err = srdma_modify_qp(&qp->ibqp, &attr, IB_QP_STATE | IB_QP_CUR_STATE,
-			      NULL);
+	/* from the state seen above only: a fatal error in between fails it */
+	err = srdma_modify_qp_locked(qp, &attr, IB_QP_STATE | IB_QP_CUR_STATE);
 	if (err)
 		return err;
 
-	/* one FPDU per TCP segment where the MSS allows it */
-	mss = tcp_sk(sk)->mss_cache;
-	mss = clamp_t(u32, mss, 256, IW_MAX_FPDU);
 	spin_lock_bh(&iqp->lock);
-	/* a reset or destroy after the modify took the claim back */
+	/* destroy_qp (which takes no modify_lock) took the claim back */
 	if (iqp->claim != ep || iqp->released) {
 		spin_unlock_bh(&iqp->lock);
 		return -ECONNRESET;
@@ -378,6 +387,34 @@ static int iw_ep_attach(struct iw_ep *ep)
 	iqp->tx_complete = qp->sq_cons;
 	iqp->tx_complete_end = qp->sq_cons;
 	spin_unlock_bh(&iqp->lock);
+	return 0;
+}
+
+/*
+ * The MPA exchange is done: hand the socket to the QP, move the QP to
+ * RTS and let the socket's callbacks drive rx and tx. Only the claim's
+ * holder gets here, and only from INIT or RTR.
+ */
+static int iw_ep_attach(struct iw_ep *ep)
+{
+	struct srdma_qp *qp = ep->qp;
+	struct iw_qp *iqp = to_iwqp(qp);
+	struct sock *sk = ep->sock->sk;
+	u32 mss;
+	int err;
+
+	if (!iqp->tx_buf) {
+		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
+		if (!iqp->tx_buf)
+			return -ENOMEM;
+	}
+	/* one FPDU per TCP segment where the MSS allows it */
+	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IW_MAX_FPDU);
+	mutex_lock(&qp->modify_lock);
+	err = iw_ep_attach_locked(ep, mss);
+	mutex_unlock(&qp->modify_lock);
+	if (err)
+		return err;
 
 	write_lock_bh(&sk->sk_callback_lock);
 	ep->saved_data_ready = sk->sk_data_ready;
@@ -690,26 +727,121 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 }
 
 /*
- * Passive side, the request is in: tell iw_cm. A successful event hands
- * the endpoint over; iw_cm's accept or reject may then free it at once
- * on another CPU, so nothing here touches it after, and the listener
- * only through the reference the endpoint gave us.
+ * Publish a request under a new handle. Any context that may sleep.
+ * From here whoever erases the entry owns the set-up's reference.
+ */
+static int iw_request_add(struct iw_ep *ep)
+{
+	return xa_alloc_cyclic(&iw_requests, &ep->handle, ep, xa_limit_31b,
+			       &iw_request_next, GFP_KERNEL) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * Take @ep back from the table, if nobody else did: true if the caller
+ * now owns it. A deadline that took it counts as a set-up timeout, under
+ * the table's lock, which device removal also takes: ep->dev is alive.
+ */
+static bool iw_request_take(struct iw_ep *ep, bool expired)
+{
+	bool taken;
+
+	xa_lock(&iw_requests);
+	taken = __xa_cmpxchg(&iw_requests, ep->handle, ep, NULL, 0) == ep;
+	if (taken && expired)
+		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+	xa_unlock(&iw_requests);
+	if (taken)
+		del_timer_sync(&ep->timer);	/* nothing kicks it now */
+	return taken;
+}
+
+/* A request taken from the table that will not be accepted: end it. */
+static void iw_request_end(struct iw_ep *ep)
+{
+	iw_mpa_send(ep, false, true, NULL, 0);
+	iw_ep_put(ep);			/* the table's reference */
+}
+
+/* accept/reject: the request iw_cm names, if it is still there. */
+static struct iw_ep *iw_request_claim(struct iw_cm_id *id)
+{
+	unsigned long handle = (uintptr_t)id->provider_data;
+	struct iw_ep *ep;
+
+	id->provider_data = NULL;
+	if (!handle)
+		return NULL;
+	ep = xa_erase(&iw_requests, handle);
+	if (ep)
+		del_timer_sync(&ep->timer);
+	return ep;
+}
+
+/* The accept deadline passed (setup_work after the timer): end it. */
+static void iw_request_expire(struct iw_ep *ep)
+{
+	if (test_bit(IW_EPF_TIMEOUT, &ep->flags) && iw_request_take(ep, true))
+		iw_request_end(ep);
+}
+
+/* Device removal: no accept or reject can come any more. */
+void iw_requests_flush(struct srdma_dev *dev)
+{
+	struct iw_ep *ep, *found;
+	unsigned long i;
+
+	do {
+		found = NULL;
+		xa_lock(&iw_requests);
+		xa_for_each(&iw_requests, i, ep) {
+			if (ep->dev == dev) {
+				__xa_erase(&iw_requests, i);
+				found = ep;
+				break;
+			}
+		}
+		xa_unlock(&iw_requests);
+		if (found) {
+			del_timer_sync(&found->timer);
+			iw_request_end(found);
+		}
+	} while (found);
+}
+
+/*
+ * Passive side, the request is in: tell iw_cm. The request goes into
+ * iw_requests first, with its accept deadline armed: once the event is
+ * out, accept or reject may take it at once on another CPU, and iw_cm
+ * may also drop the event and never answer. The set-up work holds its
+ * kick's reference throughout, so ep stays valid here whoever takes it.
  */
 static void iw_setup_hand_off(struct iw_ep *ep)
 {
 	struct iw_listener *l = ep->listener;
+	int err = -ECONNRESET;
 
-	ep->listener = NULL;
 	ep->state = IW_EP_AWAIT_ACCEPT;
+	/* the set-up's deadline is spent; the consumer gets a fresh one */
+	clear_bit(IW_EPF_TIMEOUT, &ep->flags);
+	set_bit(IW_EPF_OFFERED, &ep->flags);
+	/* armed before it is published: a taker's del_timer_sync is final */
+	mod_timer(&ep->timer, jiffies + IW_ACCEPT_TIMEOUT);
 	/* a stopping listener's iw_cm would drop the request unanswered */
-	if (READ_ONCE(l->dying) ||
-	    iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, ep->pdata,
-		     ep->pd_len)) {
-		/* iw_cm did not take the request: still ours */
-		iw_mpa_send(ep, false, true, NULL, 0);
-		iw_ep_put(ep);
+	if (!READ_ONCE(l->dying))
+		err = iw_request_add(ep);
+	if (!err)
+		err = iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
+			       ep->pdata, ep->pd_len);
+	if (err) {
+		/* iw_cm did not take the request: ours, unless a deadline was */
+		if (!ep->handle) {
+			del_timer_sync(&ep->timer);
+			iw_request_end(ep);
+		} else if (iw_request_take(ep, false)) {
+			iw_request_end(ep);
+		}
 	}
-	iw_listener_put(l);
+	iw_setup_leave_listener(ep);
 }
 
 /* Passive side: read the MPA request, tell iw_cm. */
@@ -727,6 +859,7 @@ static void iw_setup_passive(struct iw_ep *ep)
 	if (err) {
 		if (err == -ETIMEDOUT)
 			srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+		iw_setup_leave_listener(ep);
 		iw_ep_put(ep);		/* the set-up's reference */
 		return;
 	}
@@ -737,7 +870,9 @@ static void iw_setup_work(struct work_struct *work)
 {
 	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
 
-	if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags)) {
+	if (test_bit(IW_EPF_OFFERED, &ep->flags)) {
+		iw_request_expire(ep);
+	} else if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags)) {
 		if (ep->active)
 			iw_setup_active(ep);
 		else
@@ -746,37 +881,37 @@ static void iw_setup_work(struct work_struct *work)
 	iw_ep_put(ep);			/* the kick's reference */
 }
 
-/* iw_cm gives up on a request: it hears no more of it. */
-static void iw_accept_fail(struct iw_cm_id *id, struct iw_ep *ep)
+/* iw_cm gives up on a request it took: it hears no more of it. */
+static void iw_accept_fail(struct iw_ep *ep)
 {
 	iw_mpa_send(ep, false, true, NULL, 0);
-	id->provider_data = NULL;
 	iw_ep_put(ep);
 }
 
 int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct iw_ep *ep = id->provider_data;
+	struct iw_ep *ep = iw_request_claim(id);
 	struct srdma_dev *dev = to_sdev(id->device);
 	struct srdma_qp *qp;
 	int err;
 
-	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
-		return -EINVAL;
+	/* expired, or ended by device removal: the peer was told */
+	if (!ep)
+		return -ECONNRESET;
 	/* a failed accept precludes provider events: the request ends here */
 	if (param->private_data_len > U8_MAX) {
-		iw_accept_fail(id, ep);
+		iw_accept_fail(ep);
 		return -EINVAL;
 	}
 	qp = srdma_qp_get(dev, param->qpn);
 	if (!qp) {
-		iw_accept_fail(id, ep);
+		iw_accept_fail(ep);
 		return -EINVAL;
 	}
 	err = iw_qp_claim(qp, ep);
 	if (err) {
 		srdma_qp_put(qp);
-		iw_accept_fail(id, ep);
+		iw_accept_fail(ep);
 		return err;
 	}
 	ep->qp = qp;
@@ -800,7 +935,6 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		iw_qp_unclaim(qp, ep);
 		srdma_qp_put(qp);
 		iw_ep_put(ep);
-		id->provider_data = NULL;
 		return err;
 	}
 	iw_event(ep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
@@ -810,13 +944,12 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 
 int srdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 {
-	struct iw_ep *ep = id->provider_data;
+	struct iw_ep *ep = iw_request_claim(id);
 
-	if (!ep || ep->state != IW_EP_AWAIT_ACCEPT)
-		return -EINVAL;
+	if (!ep)
+		return -ECONNRESET;
 	iw_mpa_send(ep, false, true, pdata, pdata_len);
 	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
-	id->provider_data = NULL;
 	iw_ep_put(ep);
 	return 0;
 }

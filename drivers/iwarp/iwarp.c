@@ -52,6 +52,15 @@ static int iw_dev_init(struct srdma_dev *dev)
 	return 0;
 }
 
+/*
+ * The device is going: iw_cm will not answer the requests it still has
+ * (it rejected every one it had delivered), so end them here.
+ */
+static void iw_dev_fini(struct srdma_dev *dev)
+{
+	iw_requests_flush(dev);
+}
+
 static int iw_qp_init(struct srdma_qp *qp)
 {
 	struct iw_qp *iqp = kzalloc(sizeof(*iqp), GFP_KERNEL);
@@ -175,6 +184,7 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.kind = SRDMA_IWARP,
 	.ops = &srdma_iwarp_ops,
 	.dev_init = iw_dev_init,
+	.dev_fini = iw_dev_fini,
 	.qp_init = iw_qp_init,
 	.qp_destroy = iw_qp_destroy,
 	.qp_error = iw_qp_error,

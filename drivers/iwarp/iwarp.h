@@ -30,6 +30,7 @@
 #define IW_TX_BUF_SIZE	(64 * 1024)
 #define IW_MAX_FPDU	(16 * 1024)	/* cap on one FPDU, below the buffer */
 #define IW_MPA_TIMEOUT	(10 * HZ)	/* whole set-up: TCP connect and MPA */
+#define IW_ACCEPT_TIMEOUT IW_MPA_TIMEOUT /* a request iw_cm leaves unanswered */
 #define IW_MAX_HALF_OPEN 64		/* per listener, in MPA set-up */
 #define IW_ACCEPT_BUDGET 32		/* connections per accept work run */
 #define IW_CLOSE_TIMEOUT (5 * HZ)	/* graceful close before abort */
@@ -57,6 +58,7 @@ enum {
 	IW_EPF_TIMEOUT,		/* the set-up deadline passed */
 	IW_EPF_ABORT,		/* listener stop, QP reset or destroy */
 	IW_EPF_SETUP_DONE,	/* set-up over: nothing more to do for it */
+	IW_EPF_OFFERED,		/* passive: handed to iw_cm (iw_requests) */
 };
 
 /* Negotiated connection parameters. */
@@ -76,6 +78,7 @@ struct iw_ep {
 	bool abort;			/* close with RST */
 	bool close_req;			/* close asked for before CONNECTED */
 	unsigned long flags;		/* IW_EPF_* */
+	u32 handle;			/* passive: its key in iw_requests */
 
 	struct srdma_dev *dev;
 	struct socket *sock;
@@ -134,6 +137,7 @@ enum iw_rx_state {
 /* A read (or atomic) this side owes its peer. */
 struct iw_rresp {
 	struct srdma_mem *mem;		/* NULL for zero length */
+	u32 src_stag;			/* checked again for every FPDU */
 	u64 src_to;
 	u32 size;
 	u32 sent;
@@ -243,6 +247,7 @@ void iw_ep_drain(struct iw_ep *ep);
 void iw_ep_put(struct iw_ep *ep);
 void iw_ep_abort(struct iw_ep *ep);
 void iw_qp_detach(struct srdma_qp *qp);
+void iw_requests_flush(struct srdma_dev *dev);
 
 /* mpa.c */
 int iw_sock_send(struct socket *s, const void *buf, size_t len);
@@ -260,6 +265,7 @@ void iw_rx_flush(struct iw_qp *iqp);
 void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp);
 void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 		  const u8 *hdr, u32 hdr_len);
+u8 iw_rdmap_key_code(int err);
 
 /* tx.c */
 void iw_tx_work(struct work_struct *work);

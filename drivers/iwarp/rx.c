@@ -127,18 +127,22 @@ static void iw_rx_tagged_fail(struct iw_qp *iqp, int err)
 }
 
 /*
- * Map a key check error to the RDMAP protection Terminate that a Read
- * Request or an atomic (untagged requests naming an STag) gets.
+ * The RDMAP protection error code for a key check error: what a Read
+ * Request or an atomic (untagged requests naming an STag) gets, on
+ * arrival or when its response is sent.
  */
+u8 iw_rdmap_key_code(int err)
+{
+	return err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
+	       err == -EACCES ? TERM_RDMAP_ACCESS :
+	       err == -EPERM ? TERM_RDMAP_STAG_NOT_ASSOC :
+			       TERM_RDMAP_INVALID_STAG;
+}
+
 static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
 {
-	u8 code = err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
-		  err == -EACCES ? TERM_RDMAP_ACCESS :
-		  err == -EPERM ? TERM_RDMAP_STAG_NOT_ASSOC :
-				  TERM_RDMAP_INVALID_STAG;
-
-	iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION, code,
-		   TERM_D_HDR, IB_WC_SUCCESS);
+	iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+		   iw_rdmap_key_code(err), TERM_D_HDR, IB_WC_SUCCESS);
 }
 
 /* The DDP/RDMAP header length an FPDU announces in its first bytes. */
@@ -231,6 +235,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 	const struct rdmap_read_req *rr = (const void *)(iqp->rx.hdr +
 		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
 	struct iw_rresp r = {
+		.src_stag = be32_to_cpu(rr->src_stag),
 		.src_to = be64_to_cpu(rr->src_to),
 		.size = be32_to_cpu(rr->size),
 		.sink_stag = be32_to_cpu(rr->sink_stag),
@@ -239,8 +244,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 	int err;
 
 	if (r.size) {
-		r.mem = srdma_rkey_check(qp, be32_to_cpu(rr->src_stag),
-					 r.src_to, r.size,
+		r.mem = srdma_rkey_check(qp, r.src_stag, r.src_to, r.size,
 					 IB_ACCESS_REMOTE_READ, &err);
 		if (!r.mem) {
 			iw_rx_rdmap_key_fail(iqp, err);

@@ -157,6 +157,7 @@ static bool iw_tx_response(struct iw_qp *iqp)
 {
 	struct iw_rresp *r;
 	bool last;
+	int err;
 	u8 *p;
 	u32 n;
 
@@ -183,12 +184,19 @@ static bool iw_tx_response(struct iw_qp *iqp)
 		last = r->sent + n == r->size;
 		iw_tagged((void *)p, RDMAP_READ_RESP, last, r->sink_stag,
 			  r->sink_to + r->sent);
-		if (n && srdma_mem_copy(r->mem, r->src_to + r->sent,
-					p + sizeof(struct ddp_tagged_hdr), n,
-					SRDMA_FROM_MEM)) {
-			/* the window went away under the read: end the stream */
+		/*
+		 * The Read Request's check was long ago: the key may have
+		 * been invalidated, deregistered or re-registered with less
+		 * access or another PD since. Check it again with each copy.
+		 */
+		err = n ? srdma_rkey_copy(iqp->qp, r->mem, r->src_stag,
+					  r->src_to + r->sent,
+					  p + sizeof(struct ddp_tagged_hdr), n,
+					  IB_ACCESS_REMOTE_READ,
+					  SRDMA_FROM_MEM) : 0;
+		if (err) {
 			iw_terminate(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-				     TERM_RDMAP_INVALID_STAG, NULL, 0);
+				     iw_rdmap_key_code(err), NULL, 0);
 			return false;
 		}
 		iw_fpdu_end(iqp, sizeof(struct ddp_tagged_hdr) + n);
