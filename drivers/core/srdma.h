@@ -425,6 +425,7 @@ static inline struct srdma_mw *to_smw(struct ib_mw *ibmw)
 
 /* main.c APIs: */
 extern struct workqueue_struct *srdma_wq;
+extern struct workqueue_struct *srdma_cpu_wq;
 
 /* device.c APIs: */
 int srdma_newlink(const struct srdma_transport *tp, const char *name,

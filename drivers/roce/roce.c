@@ -63,7 +63,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
 	cancel_work_sync(&rqp->tx_work);
-	cancel_work_sync(&rqp->rd_work);
+	cancel_delayed_work_sync(&rqp->rd_work);
 	roce_ack_fini(rqp);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);

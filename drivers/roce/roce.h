@@ -139,9 +139,10 @@ struct roce_qp {
 	u32 nres;
 	u32 res_head;
 	u32 rd_pending;			/* res[] with a reply to send */
-	struct work_struct rd_work;	/* long READ replies (resp.c) */
+	struct delayed_work rd_work;	/* long READ replies (resp.c) */
 	bool rd_queued;			/* rd_work has replies to send */
 	int rd_cpu;			/* ...on this CPU */
+	unsigned long rd_backoff;	/* jiffies; no memory for a packet */
 	struct ib_sge rsge[SRDMA_MAX_SGE];
 };
 
