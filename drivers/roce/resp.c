@@ -408,16 +408,23 @@ static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
 
 /*
  * The QP went to error: a receive held for a message in progress is
- * flushed before the ring's own (srdma_flush). Called from any context
- * but under rwqe_lock, maybe under lock: the state, set first, keeps
- * the responder from taking another (roce_resp_rcv).
+ * flushed before the ring's own (srdma_flush). Any context but a hard
+ * interrupt (srdma_qp_error() defers those): a kernel ULP's post_send
+ * can get here with interrupts off, where spin_unlock_bh() would let
+ * softirqs run inside the caller's irq-off section. So interrupts go
+ * off for the lock; spinning on it is safe, as the responder holding it
+ * then runs on another CPU. Only while the QP is in error: a reset since
+ * has dealt with the receive (a deferred call comes late). The state,
+ * set first, keeps the responder from taking another (roce_resp_rcv).
  */
 void roce_resp_flush(struct roce_qp *rqp)
 {
-	spin_lock_bh(&rqp->rwqe_lock);
-	if (rqp->have_rwqe)
+	unsigned long flags;
+
+	spin_lock_irqsave(&rqp->rwqe_lock, flags);
+	if (rqp->have_rwqe && READ_ONCE(rqp->qp->state) == IB_QPS_ERR)
 		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
-	spin_unlock_bh(&rqp->rwqe_lock);
+	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
 }
 
 static enum ib_wc_status roce_verdict_status(enum roce_verdict v)

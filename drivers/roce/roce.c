@@ -119,9 +119,10 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 }
 
 /*
- * A fatal error moved the QP to ERR, maybe from under rqp->lock: only
- * the receive held for a message in progress needs us (before the core
- * flushes the ring); the rest stops on the state.
+ * A fatal error moved the QP to ERR, maybe from under rqp->lock or with
+ * interrupts off (a kernel ULP's post_send): only the receive held for
+ * a message in progress needs us (before the core flushes the ring);
+ * the rest stops on the state.
  */
 static void roce_qp_error(struct srdma_qp *qp)
 {

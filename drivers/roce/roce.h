@@ -122,7 +122,8 @@ struct roce_qp {
 	/*
 	 * The receive taken for the message in progress, with its SGEs and
 	 * cursor; rwqe_lock (inside lock) also guards it against the flush
-	 * on a QP error, which can come from a context holding lock.
+	 * on a QP error, which can come from a context holding lock, or
+	 * with interrupts off (roce_resp_flush).
 	 */
 	spinlock_t rwqe_lock;
 	bool have_rwqe;
