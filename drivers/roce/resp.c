@@ -427,6 +427,35 @@ void roce_resp_flush(struct roce_qp *rqp)
 	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
 }
 
+/*
+ * RESET or destroy: let go of the receive held for a message in
+ * progress. One from the QP's own ring goes with the ring, uncompleted,
+ * as RESET empties it (IBTA 10.3.1). One taken from an SRQ is not the
+ * QP's to drop: the SRQ's consumer posted it for any QP and expects
+ * every receive back, completed or still in the SRQ. It cannot go back
+ * (the ring is the consumer's, its slot may be reused), so it completes
+ * flushed on the QP's receive CQ, as if the QP had gone through ERR; a
+ * consumer that does (ERR, then destroy) sees nothing new. Like every
+ * CQE a QP leaves in its CQ, it may name a QP gone by the time it is
+ * polled. rwqe_lock held.
+ */
+static void roce_resp_drop_rwqe(struct roce_qp *rqp)
+{
+	if (rqp->have_rwqe && rqp->qp->srq)
+		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
+	rqp->have_rwqe = false;
+}
+
+/* Destroy: no packet or work can reach the responder any more. */
+void roce_resp_destroy(struct roce_qp *rqp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rqp->rwqe_lock, flags);
+	roce_resp_drop_rwqe(rqp);
+	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
+}
+
 static enum ib_wc_status roce_verdict_status(enum roce_verdict v)
 {
 	switch (v) {
@@ -960,7 +989,7 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->ack_due = false;
 	rqp->in_msg = 0;
 	spin_lock(&rqp->rwqe_lock);
-	rqp->have_rwqe = false;		/* RESET discards, IBTA 10.3.1 */
+	roce_resp_drop_rwqe(rqp);
 	spin_unlock(&rqp->rwqe_lock);
 	rqp->rerr = false;
 	roce_reorder_purge(rqp);

@@ -65,6 +65,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	cancel_work_sync(&rqp->tx_work);
 	cancel_delayed_work_sync(&rqp->rd_work);
 	roce_ack_fini(rqp);
+	roce_resp_destroy(rqp);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);
 	kfree(rqp);

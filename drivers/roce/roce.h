@@ -244,6 +244,7 @@ void roce_resp_rcv(struct roce_pkt *pkt);
 void roce_resp_reset(struct roce_qp *rqp);
 void roce_resp_init(struct roce_qp *rqp);
 void roce_resp_flush(struct roce_qp *rqp);
+void roce_resp_destroy(struct roce_qp *rqp);
 void roce_rd_cancel(struct roce_qp *rqp);
 
 #endif /* SRDMA_ROCE_H */
