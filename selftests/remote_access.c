@@ -8,8 +8,9 @@
  * that successive keys are not sequential. Then what a refused or
  * cut-short operation leaves behind: the responder's receive completes, a
  * READ through a window invalidated midway brings back only real bytes,
- * SQD drains before it says so, and a UD message longer than the path MTU
- * fails locally.
+ * SQD drains before it says so, a UD message longer than the path MTU
+ * fails locally, and a receive taken from an SRQ comes back flushed when
+ * the QP holding it is reset or destroyed.
  *
  * Environment: SRDMA_DEV (default sroce0) and SRDMA_GID (GID index of a
  * RoCE v2 address of that device, default 1).
@@ -18,6 +19,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,18 +49,26 @@ FIXTURE(ra) {
 	int gid_index;
 };
 
-static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
-			      enum ibv_qp_type type)
+/* A QP on @cq taking its receives from @srq, if not NULL. */
+static struct ibv_qp *make_srq_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+				  enum ibv_qp_type type, struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr init = {
 		.send_cq = cq,
 		.recv_cq = cq,
+		.srq = srq,
 		.qp_type = type,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.cap = { .max_send_wr = 8, .max_recv_wr = srq ? 0 : 8,
+			 .max_send_sge = 1, .max_recv_sge = srq ? 0 : 1 },
 	};
 
 	return ibv_create_qp(pd, &init);
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			      enum ibv_qp_type type)
+{
+	return make_srq_qp(pd, cq, type, NULL);
 }
 
 /* RESET -> INIT -> RTR -> RTS, connected to @dqpn on our own GID. */
@@ -732,6 +742,267 @@ TEST_F(ra, ud_message_over_path_mtu)
 	}
 	ibv_destroy_qp(ud);
 	ibv_destroy_ah(ah);
+}
+
+/*
+ * A receive taken from an SRQ belongs to the SRQ's consumer, not to the
+ * QP that took it: whatever becomes of that QP, it comes back, at the
+ * latest as a flush. Before, a RoCE QP reset or destroyed while it held
+ * one (a SEND in progress) dropped it without a completion.
+ */
+enum cut { CUT_ERROR, CUT_RESET, CUT_DESTROY };
+
+/* @qp reset or destroyed (then NULL) as @how says; 0 or -1. */
+static int cut_qp(struct ibv_qp **qp, enum cut how)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	switch (how) {
+	case CUT_ERROR:
+		return ibv_modify_qp(*qp, &a, IBV_QP_STATE) ? -1 : 0;
+	case CUT_RESET:
+		a.qp_state = IBV_QPS_RESET;
+		return ibv_modify_qp(*qp, &a, IBV_QP_STATE) ? -1 : 0;
+	default:
+		if (ibv_destroy_qp(*qp))
+			return -1;
+		*qp = NULL;
+		return 0;
+	}
+}
+
+struct srq_send {
+	struct ibv_srq *srq;
+	struct ibv_qp *rq;	/* requester */
+	struct ibv_qp *rs;	/* responder, on the SRQ */
+	uint8_t *src, *dst;
+	struct ibv_mr *smr, *dmr;
+};
+
+static void srq_send_free(struct srq_send *t)
+{
+	if (t->rq)
+		ibv_destroy_qp(t->rq);
+	if (t->rs)
+		ibv_destroy_qp(t->rs);
+	if (t->srq)
+		ibv_destroy_srq(t->srq);
+	if (t->smr)
+		ibv_dereg_mr(t->smr);
+	if (t->dmr)
+		ibv_dereg_mr(t->dmr);
+	free(t->src);
+	free(t->dst);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * An RC pair whose responder takes receives from its own SRQ and sends
+ * its ACKs to a QPN that does not exist: the requester stops when its
+ * window is full and a long SEND stays in progress, its receive held by
+ * the responder, for as long as we like. 0 or -1.
+ */
+#define NO_QPN	0xfffff0
+static int srq_send_setup(FIXTURE_DATA(ra) *self, struct srq_send *t)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+
+	memset(t, 0, sizeof(*t));
+	t->src = aligned_alloc(4096, BIG_LEN);
+	t->dst = aligned_alloc(4096, BIG_LEN);
+	if (!t->src || !t->dst)
+		return -1;
+	memset(t->src, PATTERN, BIG_LEN);
+	memset(t->dst, 0x5a, BIG_LEN);
+	t->smr = ibv_reg_mr(self->pd, t->src, BIG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	t->dmr = ibv_reg_mr(self->pd, t->dst, BIG_LEN, IBV_ACCESS_LOCAL_WRITE);
+	t->srq = ibv_create_srq(self->pd, &sa);
+	if (!t->smr || !t->dmr || !t->srq)
+		return -1;
+	t->rq = make_qp(self->pd, self->cq, IBV_QPT_RC);
+	t->rs = make_srq_qp(self->pd, self->rcq, IBV_QPT_RC, t->srq);
+	if (!t->rq || !t->rs)
+		return -1;
+	if (connect_qp(t->rq, t->rs->qp_num, self->gid_index, &self->gid) ||
+	    connect_qp(t->rs, NO_QPN, self->gid_index, &self->gid))
+		return -1;
+	return 0;
+}
+
+/*
+ * A BIG_LEN SEND into the SRQ's one receive, cut with @how once it has
+ * begun and stalled; its receive must come back flushed.
+ */
+static void srq_send_cut(FIXTURE_DATA(ra) *self,
+			 struct __test_metadata *_metadata, enum cut how)
+{
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr = { .wr_id = 88, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr wr = {
+		.wr_id = 8,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	uint8_t *dst;
+	struct ibv_recv_wr *rbad;
+	struct srq_send t;
+	struct timespec t0;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, srq_send_setup(self, &t));
+	sge.addr = (uintptr_t)t.dst;
+	sge.length = BIG_LEN;
+	sge.lkey = t.dmr->lkey;
+	ASSERT_EQ(0, ibv_post_srq_recv(t.srq, &rwr, &rbad));
+	sge.addr = (uintptr_t)t.src;
+	sge.lkey = t.smr->lkey;
+	ASSERT_EQ(0, ibv_post_send(t.rq, &wr, &bad));
+
+	/*
+	 * The first packet placed: the receive is the responder's now. The
+	 * kernel writes dst under us: a read after usleep() (a call) cannot
+	 * be one the compiler kept from before.
+	 */
+	dst = t.dst;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (dst[0] != PATTERN && ms_since(&t0) < POLL_MS)
+		usleep(1000);
+	ASSERT_EQ(PATTERN, dst[0]) TH_LOG("the SEND never began");
+	usleep(200 * 1000);
+	ASSERT_NE(PATTERN, dst[BIG_LEN - 1]) TH_LOG("the SEND did not stall");
+	ASSERT_EQ(0, ibv_poll_cq(self->rcq, 1, &wc))
+		TH_LOG("receive %llu completed early, status %d",
+		       (unsigned long long)wc.wr_id, wc.status);
+
+	ASSERT_EQ(0, cut_qp(&t.rs, how));
+	ASSERT_EQ(0, wait_wc(self->rcq, &wc))
+		TH_LOG("the receive taken from the SRQ vanished");
+	ASSERT_EQ(88ULL, wc.wr_id);
+	ASSERT_EQ(IBV_WC_WR_FLUSH_ERR, (int)wc.status);
+	srq_send_free(&t);
+}
+
+/* The control: a QP that goes to error flushes what it holds. */
+TEST_F(ra, srq_recv_held_flushed_on_error)
+{
+	srq_send_cut(self, _metadata, CUT_ERROR);
+}
+
+TEST_F(ra, srq_recv_held_flushed_on_reset)
+{
+	srq_send_cut(self, _metadata, CUT_RESET);
+}
+
+TEST_F(ra, srq_recv_held_flushed_on_destroy)
+{
+	srq_send_cut(self, _metadata, CUT_DESTROY);
+}
+
+/* The device's rx_dropped counter, or -1. */
+static long hw_rx_dropped(FIXTURE_DATA(ra) *self)
+{
+	char path[256];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/rx_dropped",
+		 ibv_get_device_name(self->ctx->device));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The same without timing: a UD message too long for the receive is
+ * dropped and the receive stays with the QP for the next one (UD is
+ * unreliable). Destroying the QP then must give it back.
+ */
+TEST_F(ra, srq_recv_held_by_ud_flushed_on_destroy)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_ah_attr aha = {
+		.is_global = 1,
+		.grh = { .dgid = self->gid, .sgid_index = self->gid_index,
+			 .hop_limit = 64 },
+		.port_num = 1,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = 0x11111111,
+	};
+	struct ibv_sge rsge = {
+		.addr = (uintptr_t)self->local + 2048,
+		.length = 16,		/* not even the GRH fits */
+		.lkey = self->lmr->lkey,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 99, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->local,
+		.length = 100,
+		.lkey = self->lmr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 9,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_recv_wr *rbad;
+	struct timespec t0;
+	struct ibv_srq *srq;
+	struct ibv_qp *ud;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	long dropped;
+
+	srq = ibv_create_srq(self->pd, &sa);
+	ASSERT_NE(NULL, srq);
+	ud = make_srq_qp(self->pd, self->rcq, IBV_QPT_UD, srq);
+	ah = ibv_create_ah(self->pd, &aha);
+	ASSERT_NE(NULL, ud);
+	ASSERT_NE(NULL, ah);
+	ASSERT_EQ(0, ibv_modify_qp(ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				   IBV_QP_PORT | IBV_QP_QKEY));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ASSERT_EQ(0, ibv_modify_qp(ud, &a, IBV_QP_STATE));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN));
+	ASSERT_EQ(0, ibv_post_srq_recv(srq, &rwr, &rbad));
+
+	dropped = hw_rx_dropped(self);
+	ASSERT_LE(0, dropped) TH_LOG("no rx_dropped counter");
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	ASSERT_EQ(0, ibv_post_send(ud, &wr, &bad));
+	ASSERT_EQ(0, wait_wc(self->rcq, &wc));
+	ASSERT_EQ(9ULL, wc.wr_id);
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (hw_rx_dropped(self) == dropped && ms_since(&t0) < POLL_MS)
+		usleep(1000);
+	ASSERT_LT(dropped, hw_rx_dropped(self)) TH_LOG("the message never came");
+	ASSERT_EQ(0, ibv_poll_cq(self->rcq, 1, &wc))
+		TH_LOG("receive %llu completed, status %d",
+		       (unsigned long long)wc.wr_id, wc.status);
+
+	ASSERT_EQ(0, ibv_destroy_qp(ud));
+	ASSERT_EQ(0, wait_wc(self->rcq, &wc))
+		TH_LOG("the receive taken from the SRQ vanished");
+	ASSERT_EQ(99ULL, wc.wr_id);
+	ASSERT_EQ(IBV_WC_WR_FLUSH_ERR, (int)wc.status);
+	ibv_destroy_ah(ah);
+	ASSERT_EQ(0, ibv_destroy_srq(srq));
 }
 
 TEST_HARNESS_MAIN

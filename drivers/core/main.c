@@ -14,6 +14,7 @@
 #include "srdma.h"
 
 struct workqueue_struct *srdma_wq;
+struct workqueue_struct *srdma_cpu_wq;
 
 static int srdma_roce_newlink(const char *name, struct net_device *ndev)
 {
@@ -80,11 +81,22 @@ static int __init srdma_init(void)
 				   WQ_MEM_RECLAIM, 0);
 	if (!srdma_wq)
 		return -ENOMEM;
+	/*
+	 * Work that must stay on the CPU it was queued on (RoCE READ
+	 * replies: over loopback, packets sent from two CPUs can overtake
+	 * each other). srdma_wq is unbound, where a CPU picks only a node.
+	 */
+	srdma_cpu_wq = alloc_workqueue("srdma_cpu", WQ_HIGHPRI |
+				       WQ_MEM_RECLAIM, 0);
+	if (!srdma_cpu_wq) {
+		err = -ENOMEM;
+		goto err_wq;
+	}
 
 	/* Holds UDP 4791 in the initial namespace; fails beside rdma_rxe. */
 	err = srdma_net_init();
 	if (err)
-		goto err_wq;
+		goto err_cpu_wq;
 
 	err = register_module_notifier(&srdma_module_nb);
 	if (err)
@@ -104,6 +116,8 @@ err_mod:
 	unregister_module_notifier(&srdma_module_nb);
 err_net:
 	srdma_net_exit();
+err_cpu_wq:
+	destroy_workqueue(srdma_cpu_wq);
 err_wq:
 	destroy_workqueue(srdma_wq);
 	return err;
@@ -121,9 +135,11 @@ static void __exit srdma_exit(void)
 	srdma_net_exit();
 	/*
 	 * Last, with every device gone: all of srdma's deferred work
-	 * (iWARP set-up and close, transmit) runs here and nowhere else, so
-	 * draining it leaves nothing to run in the unloaded module.
+	 * (iWARP set-up and close, transmit, READ replies) runs on these
+	 * two and nowhere else, so draining them leaves nothing to run in
+	 * the unloaded module.
 	 */
+	destroy_workqueue(srdma_cpu_wq);
 	destroy_workqueue(srdma_wq);
 	/* memory keys are freed from RCU callbacks in this module's text */
 	rcu_barrier();

@@ -252,7 +252,39 @@ void srdma_qp_sq_drained(struct srdma_qp *qp)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
-/* A fatal error on the QP: to ERR, flush, tell the consumer. */
+static void srdma_qp_error_finish(struct srdma_qp *qp)
+{
+	if (qp_dev(qp)->tp->qp_error)
+		qp_dev(qp)->tp->qp_error(qp);
+	srdma_flush(qp);
+	srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+/* srdma_qp_error() from a hard interrupt, finished in process context. */
+void srdma_qp_error_work(struct work_struct *work)
+{
+	struct srdma_qp *qp = container_of(work, struct srdma_qp, error_work);
+	unsigned long flags;
+	bool err;
+
+	/* a reset since has emptied what the error would have flushed */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	err = qp->state == IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (err)
+		srdma_qp_error_finish(qp);
+	srdma_qp_put(qp);
+}
+
+/*
+ * A fatal error on the QP: to ERR, flush, tell the consumer. Any context:
+ * a kernel ULP's post_send may fail a WQE with interrupts off, or from a
+ * hard interrupt. The transports' qp_error hooks take locks that others
+ * hold with only bottom halves off, which a hard interrupt may have
+ * interrupted on this CPU: from there the rest goes to error_work, which
+ * holds a reference that destroy_qp waits for. None is to be had once
+ * destroy has begun, and destroy completes nothing but what it must.
+ */
 void srdma_qp_error(struct srdma_qp *qp)
 {
 	unsigned long flags;
@@ -264,8 +296,11 @@ void srdma_qp_error(struct srdma_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (was_err)
 		return;
-	if (qp_dev(qp)->tp->qp_error)
-		qp_dev(qp)->tp->qp_error(qp);
-	srdma_flush(qp);
-	srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+	if (in_hardirq()) {
+		if (refcount_inc_not_zero(&qp->ref) &&
+		    !queue_work(srdma_wq, &qp->error_work))
+			srdma_qp_put(qp);
+		return;
+	}
+	srdma_qp_error_finish(qp);
 }

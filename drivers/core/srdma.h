@@ -20,6 +20,7 @@
 #include <linux/refcount.h>
 #include <linux/completion.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
@@ -71,7 +72,8 @@ struct srdma_transport {
 	void (*dev_fini)(struct srdma_dev *dev);
 	/*
 	 * New send WQEs were fetched into the QP's kernel copy; the transport
-	 * walks them and calls srdma_sq_wqe_done() as each finishes.
+	 * walks them and calls srdma_sq_wqe_done() as each finishes. Any
+	 * context: a kernel ULP may post with interrupts off.
 	 */
 	void (*sq_kick)(struct srdma_qp *qp);
 	/* State changed; called after the change, in process context. */
@@ -83,7 +85,10 @@ struct srdma_transport {
 	 * whatever still uses its rings. Process context, may sleep.
 	 */
 	void (*qp_reset)(struct srdma_qp *qp);
-	/* A fatal error moved the QP to ERR; any context. */
+	/*
+	 * A fatal error moved the QP to ERR; any context but a hard
+	 * interrupt (srdma_qp_error defers those), interrupts maybe off.
+	 */
 	void (*qp_error)(struct srdma_qp *qp);
 	/*
 	 * destroy_qp is about to wait for every reference: drop the ones
@@ -331,6 +336,7 @@ struct srdma_qp {
 
 	struct srdma_qp_attr attr;
 	void *tp_priv;			/* the transport's state */
+	struct work_struct error_work;	/* srdma_qp_error() in hard irq */
 };
 
 static inline struct srdma_qp *to_sqp(struct ib_qp *ibqp)
@@ -425,6 +431,7 @@ static inline struct srdma_mw *to_smw(struct ib_mw *ibmw)
 
 /* main.c APIs: */
 extern struct workqueue_struct *srdma_wq;
+extern struct workqueue_struct *srdma_cpu_wq;
 
 /* device.c APIs: */
 int srdma_newlink(const struct srdma_transport *tp, const char *name,
@@ -519,6 +526,7 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 			   int mask);
 void srdma_qp_error(struct srdma_qp *qp);
+void srdma_qp_error_work(struct work_struct *work);
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 
 /* srq.c APIs: */

@@ -351,10 +351,20 @@ void roce_req_defer(struct roce_qp *rqp)
 		queue_work(srdma_wq, &rqp->tx_work);
 }
 
+/*
+ * New WQEs. A kernel ULP may post with interrupts off, or from a hard
+ * interrupt: sending needs bottom halves (ip_local_out), and
+ * spin_unlock_bh() would let softirqs run inside the caller's irq-off
+ * section. Send from tx_work then.
+ */
 void roce_sq_kick(struct srdma_qp *qp)
 {
 	struct roce_qp *rqp = to_rqp(qp);
 
+	if (irqs_disabled()) {
+		queue_work(srdma_wq, &rqp->tx_work);
+		return;
+	}
 	spin_lock_bh(&rqp->lock);
 	roce_req_run(rqp);
 	spin_unlock_bh(&rqp->lock);

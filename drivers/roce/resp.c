@@ -19,6 +19,8 @@
  */
 #define ROCE_RD_SOFTIRQ_PKTS	32
 #define ROCE_RD_WORK_PKTS	64
+/* Longest wait before a reply that found no memory tries again. */
+#define ROCE_RD_BACKOFF_MAX_MS	100
 /* IBTA's largest message, advertised as max_msg_sz (query.c) */
 #define ROCE_MAX_MSG		BIT(31)
 
@@ -149,12 +151,26 @@ static struct roce_rdres *roce_rd_next(struct roce_qp *rqp)
 	return best;
 }
 
+/* A READ reply's key no longer holds: NAK it, end them all. Lock held. */
+static void roce_rd_refused(struct roce_qp *rqp, struct roce_rdres *res)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	pr_debug_ratelimited("QP %u: READ reply at PSN %#x: key %#x no longer valid\n",
+			     qp->ibqp.qp_num, res->next_psn, res->rkey);
+	srdma_count(qp_dev(qp), SRDMA_CNT_REMOTE_KEY_ERR);
+	roce_send_nak(qp, ROCE_NAK_REMOTE_ACCESS, res->next_psn);
+	roce_rd_cancel(rqp);
+	rqp->fatal = true;
+}
+
 /*
  * Send what @budget allows of the pending READ responses and atomic ACKs,
  * oldest first. An ACK held back behind them (roce_send_ack) goes once
- * none is left. Lock held.
+ * none is left. Returns -ENOMEM when a packet could not be allocated
+ * (the reply stays pending), else 0. Lock held.
  */
-static void roce_rd_run(struct roce_qp *rqp, u32 budget)
+static int roce_rd_run(struct roce_qp *rqp, u32 budget)
 {
 	struct srdma_qp *qp = rqp->qp;
 	struct roce_rdres *res = NULL;
@@ -176,38 +192,58 @@ static void roce_rd_run(struct roce_qp *rqp, u32 budget)
 			break;
 	}
 	if (err == -EACCES) {
-		pr_debug_ratelimited("QP %u: READ reply at PSN %#x: key %#x no longer valid\n",
-				     qp->ibqp.qp_num, res->next_psn, res->rkey);
-		srdma_count(qp_dev(qp), SRDMA_CNT_REMOTE_KEY_ERR);
-		roce_send_nak(qp, ROCE_NAK_REMOTE_ACCESS, res->next_psn);
-		roce_rd_cancel(rqp);
-		rqp->fatal = true;
-		return;
+		roce_rd_refused(rqp, res);
+		return 0;
 	}
-	/* more to send (rd_work's), or no memory (the requester asks again) */
+	/* more to send (rd_work's), or no memory (sent again later) */
 	if (err || rqp->rd_pending)
-		return;
+		return err;
 	if (rqp->ack_due) {
 		rqp->ack_due = false;
 		roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID, rqp->ack_psn);
 	}
+	return 0;
+}
+
+/*
+ * Queue rd_work again on the CPU its replies are kept on: at once while
+ * they move, after a delay that doubles up to ROCE_RD_BACKOFF_MAX_MS
+ * while no packet can be allocated. Retrying at once would spin a
+ * worker for as long as memory stays short. A delay already set is
+ * kept (queueing a pending work changes nothing), so duplicate READs
+ * arriving meanwhile do not shorten it. Lock held.
+ */
+static void roce_rd_requeue(struct roce_qp *rqp, bool nomem)
+{
+	unsigned long max = msecs_to_jiffies(ROCE_RD_BACKOFF_MAX_MS);
+
+	if (nomem)
+		rqp->rd_backoff = clamp(rqp->rd_backoff * 2, 1UL, max);
+	else
+		rqp->rd_backoff = 0;
+	queue_delayed_work_on(rqp->rd_cpu, srdma_cpu_wq, &rqp->rd_work,
+			      rqp->rd_backoff);
 }
 
 static void roce_rd_work(struct work_struct *work)
 {
-	struct roce_qp *rqp = container_of(work, struct roce_qp, rd_work);
+	struct roce_qp *rqp = container_of(to_delayed_work(work),
+					   struct roce_qp, rd_work);
 	struct srdma_qp *qp = rqp->qp;
 	bool fatal;
+	int err = 0;
 
 	spin_lock_bh(&rqp->lock);
 	if (rqp->dead || !roce_resp_open(READ_ONCE(qp->state)))
 		roce_rd_cancel(rqp);
 	else
-		roce_rd_run(rqp, ROCE_RD_WORK_PKTS);
-	if (rqp->rd_pending)
-		queue_work_on(rqp->rd_cpu, system_highpri_wq, &rqp->rd_work);
-	else
+		err = roce_rd_run(rqp, ROCE_RD_WORK_PKTS);
+	if (rqp->rd_pending) {
+		roce_rd_requeue(rqp, err == -ENOMEM);
+	} else {
 		rqp->rd_queued = false;
+		rqp->rd_backoff = 0;
+	}
 	fatal = rqp->fatal;
 	rqp->fatal = false;
 	spin_unlock_bh(&rqp->lock);
@@ -217,7 +253,7 @@ static void roce_rd_work(struct work_struct *work)
 
 void roce_resp_init(struct roce_qp *rqp)
 {
-	INIT_WORK(&rqp->rd_work, roce_rd_work);
+	INIT_DELAYED_WORK(&rqp->rd_work, roce_rd_work);
 }
 
 static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
@@ -238,24 +274,34 @@ static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
  * sent on two CPUs can overtake each other, and a requester takes READ
  * responses only in order. So the softirq sends a reply whole, and only
  * when no other is waiting; the rest goes from rd_work, kept on one CPU
- * while it has replies to send. Lock held.
+ * while it has replies to send (srdma_cpu_wq: queue_delayed_work_on()
+ * on an unbound queue would pick only a node). A reply the softirq
+ * could not allocate a packet for goes to rd_work too, after a delay.
+ * Lock held.
  */
 static void roce_rd_kick(struct roce_qp *rqp)
 {
 	struct roce_rdres *res = roce_rd_next(rqp);
+	bool nomem;
 
 	if (!res)
 		return;
 	if (!rqp->rd_queued && rqp->rd_pending == 1 &&
 	    psn_diff(res->last_psn, res->next_psn) < ROCE_RD_SOFTIRQ_PKTS) {
-		roce_rd_run(rqp, ROCE_RD_SOFTIRQ_PKTS);
+		nomem = roce_rd_run(rqp, ROCE_RD_SOFTIRQ_PKTS) == -ENOMEM;
+		if (!nomem)
+			return;
+		rqp->rd_queued = true;
+		rqp->rd_cpu = raw_smp_processor_id();
+		roce_rd_requeue(rqp, true);
 		return;
 	}
 	if (!rqp->rd_queued) {
 		rqp->rd_queued = true;
 		rqp->rd_cpu = raw_smp_processor_id();
+		rqp->rd_backoff = 0;
 	}
-	queue_work_on(rqp->rd_cpu, system_highpri_wq, &rqp->rd_work);
+	queue_delayed_work_on(rqp->rd_cpu, srdma_cpu_wq, &rqp->rd_work, 0);
 }
 
 /* Queue @res's reply (again) from @psn and start sending it. */
@@ -362,16 +408,52 @@ static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
 
 /*
  * The QP went to error: a receive held for a message in progress is
- * flushed before the ring's own (srdma_flush). Called from any context
- * but under rwqe_lock, maybe under lock: the state, set first, keeps
- * the responder from taking another (roce_resp_rcv).
+ * flushed before the ring's own (srdma_flush). Any context but a hard
+ * interrupt (srdma_qp_error() defers those): a kernel ULP's post_send
+ * can get here with interrupts off, where spin_unlock_bh() would let
+ * softirqs run inside the caller's irq-off section. So interrupts go
+ * off for the lock; spinning on it is safe, as the responder holding it
+ * then runs on another CPU. Only while the QP is in error: a reset since
+ * has dealt with the receive (a deferred call comes late). The state,
+ * set first, keeps the responder from taking another (roce_resp_rcv).
  */
 void roce_resp_flush(struct roce_qp *rqp)
 {
-	spin_lock_bh(&rqp->rwqe_lock);
-	if (rqp->have_rwqe)
+	unsigned long flags;
+
+	spin_lock_irqsave(&rqp->rwqe_lock, flags);
+	if (rqp->have_rwqe && READ_ONCE(rqp->qp->state) == IB_QPS_ERR)
 		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
-	spin_unlock_bh(&rqp->rwqe_lock);
+	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
+}
+
+/*
+ * RESET or destroy: let go of the receive held for a message in
+ * progress. One from the QP's own ring goes with the ring, uncompleted,
+ * as RESET empties it (IBTA 10.3.1). One taken from an SRQ is not the
+ * QP's to drop: the SRQ's consumer posted it for any QP and expects
+ * every receive back, completed or still in the SRQ. It cannot go back
+ * (the ring is the consumer's, its slot may be reused), so it completes
+ * flushed on the QP's receive CQ, as if the QP had gone through ERR; a
+ * consumer that does (ERR, then destroy) sees nothing new. Like every
+ * CQE a QP leaves in its CQ, it may name a QP gone by the time it is
+ * polled. rwqe_lock held.
+ */
+static void roce_resp_drop_rwqe(struct roce_qp *rqp)
+{
+	if (rqp->have_rwqe && rqp->qp->srq)
+		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
+	rqp->have_rwqe = false;
+}
+
+/* Destroy: no packet or work can reach the responder any more. */
+void roce_resp_destroy(struct roce_qp *rqp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rqp->rwqe_lock, flags);
+	roce_resp_drop_rwqe(rqp);
+	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
 }
 
 static enum ib_wc_status roce_verdict_status(enum roce_verdict v)
@@ -907,7 +989,7 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->ack_due = false;
 	rqp->in_msg = 0;
 	spin_lock(&rqp->rwqe_lock);
-	rqp->have_rwqe = false;		/* RESET discards, IBTA 10.3.1 */
+	roce_resp_drop_rwqe(rqp);
 	spin_unlock(&rqp->rwqe_lock);
 	rqp->rerr = false;
 	roce_reorder_purge(rqp);

@@ -63,8 +63,9 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
 	cancel_work_sync(&rqp->tx_work);
-	cancel_work_sync(&rqp->rd_work);
+	cancel_delayed_work_sync(&rqp->rd_work);
 	roce_ack_fini(rqp);
+	roce_resp_destroy(rqp);
 	roce_qp_net_fini(rqp);
 	kfree(rqp->res);
 	kfree(rqp);
@@ -119,9 +120,10 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 }
 
 /*
- * A fatal error moved the QP to ERR, maybe from under rqp->lock: only
- * the receive held for a message in progress needs us (before the core
- * flushes the ring); the rest stops on the state.
+ * A fatal error moved the QP to ERR, maybe from under rqp->lock or with
+ * interrupts off (a kernel ULP's post_send): only the receive held for
+ * a message in progress needs us (before the core flushes the ring);
+ * the rest stops on the state.
  */
 static void roce_qp_error(struct srdma_qp *qp)
 {

@@ -122,7 +122,8 @@ struct roce_qp {
 	/*
 	 * The receive taken for the message in progress, with its SGEs and
 	 * cursor; rwqe_lock (inside lock) also guards it against the flush
-	 * on a QP error, which can come from a context holding lock.
+	 * on a QP error, which can come from a context holding lock, or
+	 * with interrupts off (roce_resp_flush).
 	 */
 	spinlock_t rwqe_lock;
 	bool have_rwqe;
@@ -139,9 +140,10 @@ struct roce_qp {
 	u32 nres;
 	u32 res_head;
 	u32 rd_pending;			/* res[] with a reply to send */
-	struct work_struct rd_work;	/* long READ replies (resp.c) */
+	struct delayed_work rd_work;	/* long READ replies (resp.c) */
 	bool rd_queued;			/* rd_work has replies to send */
 	int rd_cpu;			/* ...on this CPU */
+	unsigned long rd_backoff;	/* jiffies; no memory for a packet */
 	struct ib_sge rsge[SRDMA_MAX_SGE];
 };
 
@@ -242,6 +244,7 @@ void roce_resp_rcv(struct roce_pkt *pkt);
 void roce_resp_reset(struct roce_qp *rqp);
 void roce_resp_init(struct roce_qp *rqp);
 void roce_resp_flush(struct roce_qp *rqp);
+void roce_resp_destroy(struct roce_qp *rqp);
 void roce_rd_cancel(struct roce_qp *rqp);
 
 #endif /* SRDMA_ROCE_H */
