@@ -114,9 +114,16 @@ static int roce_read_resp_run(struct roce_qp *rqp, struct roce_rdres *res,
 			aeth->smsn = htonl(ROCE_AETH_CREDIT_INVALID << 24 |
 					   (rqp->msn & 0xffffff));
 		}
-		if (paylen && srdma_mem_copy(mem, res->va + off,
-					     skb->data + hdr_len, paylen,
-					     SRDMA_FROM_MEM)) {
+		/*
+		 * The whole key check again with each packet's copy: a rereg
+		 * narrowing access or moving the MR to another PD during the
+		 * run stops the reply at the next packet.
+		 */
+		if (paylen && srdma_rkey_copy(qp, mem, res->rkey,
+					      res->va + off,
+					      skb->data + hdr_len, paylen,
+					      IB_ACCESS_REMOTE_READ,
+					      SRDMA_FROM_MEM)) {
 			kfree_skb(skb);
 			err = -EACCES;
 			break;
