@@ -12,6 +12,10 @@
 
 #include "srdma.h"
 
+static struct lock_class_key srdma_qps_lock_key;
+static struct lock_class_key srdma_keys_lock_key;
+static struct lock_class_key srdma_ahs_lock_key;
+
 /* All srdma devices; the netdev notifier walks it under rtnl. */
 static LIST_HEAD(srdma_devices);
 static DEFINE_MUTEX(srdma_devices_lock);
@@ -185,6 +189,16 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->keys, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	/*
+	 * xa_init_flags() gives every xarray initialised in one file the
+	 * same lockdep class, so the QP table's process-context lock would
+	 * look like the key and AH tables' irq-safe one: lockdep reported
+	 * an irq-safe -> irq-unsafe order that cannot deadlock. One class
+	 * each.
+	 */
+	lockdep_set_class(&dev->qps.xa_lock, &srdma_qps_lock_key);
+	lockdep_set_class(&dev->keys.xa_lock, &srdma_keys_lock_key);
+	lockdep_set_class(&dev->ahs.xa_lock, &srdma_ahs_lock_key);
 	dev->next_qpn = SRDMA_FIRST_QPN;
 	dev->last_state = srdma_port_state(dev);
 
