@@ -668,4 +668,7 @@ struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
 /* roce/recv.c APIs: */
 int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
 
+/* Kernel version differences, some wrapping the prototypes above. */
+#include "compat.h"
+
 #endif /* SRDMA_H */

@@ -6,7 +6,6 @@
  */
 #include <linux/crc32.h>
 #include <linux/error-injection.h>
-#include <asm/unaligned.h>
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
 #include <net/ip.h>

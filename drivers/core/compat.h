@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where srdma bends to the kernel it is built against.
+ * Supported: Debian 12's two kernels, 6.1 and 6.12. Every difference is a
+ * wrapper or a macro here, keyed on LINUX_VERSION_CODE, with the upstream
+ * change that made it; the rest of the code is written for neither.
+ * Included by srdma.h after its prototypes, so it may wrap srdma's own ops.
+ */
+#ifndef SRDMA_COMPAT_H
+#define SRDMA_COMPAT_H
+
+#include <linux/version.h>
+#include <rdma/ib_verbs.h>
+
+/*
+ * True when building against kernel major.minor or later. The only use of
+ * LINUX_VERSION_CODE (checkpatch warns about it once, here: an out-of-tree
+ * module is built for more than the kernel it would be merged into).
+ */
+#define SRDMA_KERNEL_SINCE(major, minor) \
+	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
+
+/*
+ * 6.12, "move asm/unaligned.h to linux/unaligned.h" (v6.12-rc2): the
+ * get_unaligned_*() and put_unaligned_*() helpers moved header.
+ */
+#if SRDMA_KERNEL_SINCE(6, 12)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * 6.11, "RDMA: Pass entire uverbs attr bundle to create cq function":
+ * ib_device_ops.create_cq takes the uverbs attribute bundle instead of the
+ * driver's udata. The udata is the bundle's driver_udata; kernel CQs
+ * (ib_alloc_cq) pass no bundle. srdma_create_cq keeps the udata form;
+ * SRDMA_CREATE_CQ_OP is what goes into the ops table.
+ */
+#if SRDMA_KERNEL_SINCE(6, 11)
+#include <rdma/uverbs_ioctl.h>
+
+static inline int srdma_create_cq_attrs(struct ib_cq *ibcq,
+					const struct ib_cq_init_attr *attr,
+					struct uverbs_attr_bundle *attrs)
+{
+	return srdma_create_cq(ibcq, attr,
+			       attrs ? &attrs->driver_udata : NULL);
+}
+
+#define SRDMA_CREATE_CQ_OP srdma_create_cq_attrs
+#else
+#define SRDMA_CREATE_CQ_OP srdma_create_cq
+#endif
+
+#endif /* SRDMA_COMPAT_H */
