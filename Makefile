@@ -13,11 +13,13 @@
 #   make check-debug   the whole of `make check` on the debug kernel
 #   make check-install make dkms-install and its removal, tested in a VM
 
+# The kernel to build for: the running one if it has headers, else the one
+# the VMs boot (tools/lib.sh srdma_kver: Debian's default kernel, 6.1 on
+# Debian 12, even with 6.12 installed beside it). KVER= or KDIR= overrides.
+SRDMA_TOOLS := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))tools
 KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
-	else ls -1 /lib/modules 2>/dev/null | sort -V | \
-	grep -v -- '-srdma-debug$$' | \
-	while read v; do [ -d /lib/modules/$$v/build ] && echo $$v; done | tail -n 1; fi)
-KDIR ?= /lib/modules/$(KVER)/build
+	else bash -c '. "$$1" && srdma_kver' - $(SRDMA_TOOLS)/lib.sh; fi)
+KDIR ?= $(SRDMA_KROOT)/lib/modules/$(KVER)/build
 PWD := $(shell pwd)
 
 all: modules
