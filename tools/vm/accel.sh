@@ -31,7 +31,7 @@ if [ ! -f "$cache" ]; then
 	log=$(mktemp)
 	timeout -k 2 20 qemu-system-x86_64 "${kvm_opts[@]}" -m 512 -nodefaults -no-user-config \
 		-display none -no-reboot -serial "file:$log" \
-		-kernel "/boot/vmlinuz-$kver" -append "console=ttyS0 panic=-1" \
+		-kernel "${SRDMA_KROOT:-}/boot/vmlinuz-$kver" -append "console=ttyS0 panic=-1" \
 		> /dev/null 2>&1 || true
 	if grep -q 'Kernel panic' "$log"; then echo kvm > "$cache"; else echo tcg > "$cache"; fi
 	rm -f "$log"

@@ -56,6 +56,12 @@ if [ -z "$vmout" ] || [ ! -r "$vmout/vm.conf" ]; then
 fi
 # shellcheck source=/dev/null
 . "$vmout/vm.conf"
+# A kernel unpacked rather than installed (tools/kroot.sh): its modules go
+# where modprobe looks for them, over the (overlay) root.
+kmods=/lib/modules/$(uname -r)
+if [ -n "${VM_KROOT:-}" ] && [ ! -d "$kmods" ] && [ -d "$VM_KROOT$kmods" ]; then
+	mkdir -p "$kmods" && mount --bind "$VM_KROOT$kmods" "$kmods"
+fi
 export VM_OUT=$vmout VM_HOST VM_NHOSTS VM_REPO
 export VM_IP4="192.0.2.$((10 + VM_HOST))" VM_IP6="2001:db8::$((10 + VM_HOST))"
 export PATH="$VM_REPO/tools/vm/bin:$PATH" HOME=/root TERM=dumb LANG=C.UTF-8

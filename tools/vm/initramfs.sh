@@ -19,10 +19,16 @@ busybox=$(command -v busybox || true)
 # What the initramfs must be able to do before the host root is mounted.
 want="virtio_pci 9pnet_virtio 9p overlay"
 
-# modprobe resolves the dependency order from modules.dep; duplicates are
-# dropped keeping the first occurrence. "builtin" lines need no file.
+# Which of them are modules, and in what order, differs between kernels
+# (6.1: virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
+# virtio_pci 9pnet 9pnet_virtio netfs fscache 9p overlay; 6.12 builds virtio
+# and virtio_pci in and fscache into netfs: netfs 9pnet 9pnet_virtio 9p
+# overlay), so modprobe resolves the order from the kernel's modules.dep
+# (under SRDMA_KROOT for an unpacked kernel); duplicates are dropped keeping
+# the first occurrence. "builtin" lines need no file.
 mods=$(for m in $want; do
-	modprobe --show-depends -S "$kver" "$m" || die "module $m missing for $kver"
+	modprobe -d "${SRDMA_KROOT:-/}" --show-depends -S "$kver" "$m" ||
+		die "module $m missing for $kver"
 done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
 
 outdir="$SRDMA_REPO/build/vm"

@@ -6,6 +6,8 @@
 #   tools/vm/run.sh [-n HOSTS] [-t SECONDS] [-N NAME] [-m MB] [-s SMP]
 #                   [-e VAR=VALUE]... -- CMD [ARG]...
 #
+# KVER picks the kernel (tools/lib.sh srdma_kver); SRDMA_KROOT boots one
+# unpacked by tools/kroot.sh instead of an installed one.
 # VM_APPEND adds kernel command-line parameters. VM_LOCK=FILE waits for an
 # flock on FILE before booting, so that runs started by several callers on
 # one small machine take turns instead of starving each other's VMs.
@@ -117,6 +119,7 @@ for ((i = 1; i <= hosts; i++)); do
 		echo "VM_NHOSTS=$hosts"
 		printf 'VM_REPO=%q\n' "$SRDMA_REPO"
 		echo "VM_SCRIPT_TIMEOUT=$((limit > 60 ? limit - 30 : limit))"
+		printf 'VM_KROOT=%q\n' "${SRDMA_KROOT:-}"
 		printf 'VM_CMD=('; printf ' %q' "${cmd[@]}"; echo ' )'
 		for e in ${envs[@]+"${envs[@]}"}; do printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"; done
 	} > "$out/vm.conf"
@@ -132,7 +135,7 @@ for ((i = 1; i <= hosts; i++)); do
 	# shellcheck disable=SC2086 # $accel is a list of options
 	timeout -k 10 "$limit" qemu-system-x86_64 $accel -m "$mem" -smp "$smp" \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-kernel "/boot/vmlinuz-$kver" -initrd "$initrd" \
+		-kernel "${SRDMA_KROOT:-}/boot/vmlinuz-$kver" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 ${VM_APPEND:+$VM_APPEND }vmout=$out vmboot=$SRDMA_REPO/tools/vm/guest-boot.sh" \
 		-serial "file:$out/console.log" \
 		${mon[@]+"${mon[@]}"} \
