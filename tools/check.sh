@@ -10,7 +10,8 @@
 # and a VM that hangs or dies fails its group. Assumes srdma.ko is built.
 # SRDMA_CHECK_TESTS="a.sh b.sh" runs a subset; SRDMA_CHECK_KO tests another
 # build of srdma.ko; SRDMA_TIMEOUT_SCALE=N multiplies every time limit (the
-# debug kernel, tools/check-debug.sh). Exit 0 only if nothing failed.
+# debug kernel, tools/check-debug.sh); KVER (and SRDMA_KROOT) another kernel
+# (tools/check-612.sh). Exit 0 only if nothing failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -18,7 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$SRDMA_REPO"
 
 t0=$(now)
-work=build/check
+# SRDMA_CHECK_LABEL names the logs (build/LABEL, build/vm/out/LABEL-*), so
+# that `make check-612` after `make check` keeps the first run's.
+run_label=${SRDMA_CHECK_LABEL:-check}
+work=build/$run_label
 rm -rf "$work"
 mkdir -p "$work"
 results=$work/results.txt
@@ -39,7 +43,7 @@ failure_diags() { # LABEL TAPFILE
 summary() {
 	local pass fail skip
 	echo
-	echo "---- results ($(elapsed "$t0")s; logs in build/vm/out/check-*, build/check)"
+	echo "---- results on ${kver:-no kernel} ($(elapsed "$t0")s; logs in build/vm/out/$run_label-*, $work)"
 	awk -F'\t' '{ k = ($1 == "PASS") ? "ok  " : ($1 == "SKIP") ? "skip" : "FAIL"; print k "  " $2 }' "$results"
 	pass=$(grep -c '^PASS' "$results" || true)
 	fail=$(grep -c '^FAIL' "$results" || true)
@@ -70,10 +74,18 @@ else
 	warn "$ko not built: srdma tests will fail (run 'make')"
 fi
 say "kernel $kver; building the upstream siw test peer (cached)"
-if ! "$here/siw-peer.sh" > "$work/siw-peer.log" 2>&1; then
+# The guests load the siw built for their kernel: SIW_KO always names it
+# (or a missing file, and the tests that need siw skip).
+src=0
+siw_ko=$("$here/siw-peer.sh" 2> "$work/siw-peer.log") || src=$?
+if [ "$src" = 2 ] && [ "$kver" != "$(KVER='' SRDMA_KROOT='' srdma_kver)" ]; then
+	# Another kernel than the default, without its linux-source: no peer.
+	record SKIP "setup: upstream siw peer for $kver: $(tail -n 1 "$work/siw-peer.log")"
+elif [ "$src" != 0 ]; then
 	record FAIL "setup: tools/siw-peer.sh failed (see $work/siw-peer.log)"
 	tail -n 20 "$work/siw-peer.log" >&2
 fi
+[ "$src" = 0 ] || siw_ko=$SRDMA_REPO/$work/no-siw-for-$kver/siw.ko
 
 say "building the C selftests (kselftest harness from linux-source)"
 if ! make -s -C selftests > "$work/selftests-build.log" 2>&1; then
@@ -93,11 +105,11 @@ run_group() {
 		limit=$((limit + ${secs:-300} * scale))
 	done
 	say "VM group $name ($hosts host(s)): $*"
-	"$here/vm/run.sh" -n "$hosts" -N "check-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
-		-e "SRDMA_TIMEOUT_SCALE=$scale" -- \
+	"$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
+		-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" -- \
 		"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
 	for ((i = 1; i <= hosts; i++)); do
-		out=build/vm/out/check-$name/host$i
+		out=build/vm/out/$run_label-$name/host$i
 		dirty=0
 		for t in "$@"; do
 			t=${t%.sh}
@@ -119,8 +131,8 @@ run_group() {
 	done
 	case "$vrc" in
 	0 | 1) ;; # tests ran; their results speak
-	124) record FAIL "vm $name: timed out after ${limit}s (see build/vm/out/check-$name)" ;;
-	*) record FAIL "vm $name: VM failed with status $vrc (see build/vm/out/check-$name)" ;;
+	124) record FAIL "vm $name: timed out after ${limit}s (see build/vm/out/$run_label-$name)" ;;
+	*) record FAIL "vm $name: VM failed with status $vrc (see build/vm/out/$run_label-$name)" ;;
 	esac
 }
 

@@ -8,6 +8,10 @@
 #   build/ksrc/tools/testing/selftests/kselftest{,_harness}.h
 # Source: /usr/src/linux-source-X.Y.tar.xz from `make deps`. Cached: redone
 # only when the tarball or the kernel changes. Prints the path of siw.ko.
+# For a kernel other than the default one (KVER=, e.g. 6.12 for `make
+# check-612`) only siw is built, in build/siw-KVER, from that kernel's
+# linux-source-X.Y (SRDMA_KROOT/usr/src for an unpacked kernel); build/siw
+# and build/ksrc stay the default kernel's. Exit status 2: no source for it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -15,12 +19,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 kver=$(srdma_kver) || die "no kernel with headers; run 'make deps'"
 series=$(echo "$kver" | cut -d. -f1,2)
-tarball=/usr/src/linux-source-$series.tar.xz
-[ -r "$tarball" ] || die "$tarball missing; run 'make deps' (linux-source-$series)"
-kdir=/lib/modules/$kver/build
+tarball=${SRDMA_KROOT:-}/usr/src/linux-source-$series.tar.xz
+[ -r "$tarball" ] || tarball=/usr/src/linux-source-$series.tar.xz
+if [ ! -r "$tarball" ]; then
+	echo "ERROR: $tarball missing; run 'make deps' (linux-source-$series)" >&2
+	exit 2
+fi
+kdir=${SRDMA_KROOT:-}/lib/modules/$kver/build
 
 siw=$SRDMA_REPO/build/siw
 ksrc=$SRDMA_REPO/build/ksrc
+if [ "$kver" != "$(KVER='' SRDMA_KROOT='' srdma_kver)" ]; then
+	siw=$SRDMA_REPO/build/siw-$kver
+	ksrc=$siw/ksrc
+fi
 key="$kver $(stat -c '%s %Y' "$tarball") $(sha256sum < "$0")"
 if [ -f "$siw/siw.ko" ] && [ -f "$ksrc/scripts/checkpatch.pl" ] &&
 	[ "$(cat "$siw/key" 2> /dev/null)" = "$key" ]; then
