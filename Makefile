@@ -12,6 +12,7 @@
 #   make debug-kernel  build + install the KASAN/lockdep/kmemleak kernel (cached)
 #   make check-debug   the whole of `make check` on the debug kernel
 #   make check-install make dkms-install and its removal, tested in a VM
+#   make check-612     a representative part of `make check` on Debian 12's 6.12
 
 # The kernel to build for: the running one if it has headers, else the one
 # the VMs boot (tools/lib.sh srdma_kver: Debian's default kernel, 6.1 on
@@ -80,5 +81,8 @@ check-debug:
 check-install: modules
 	SRDMA_CHECK_TESTS="srdma_dkms.sh" bash tools/check.sh
 
+check-612:
+	bash tools/check-612.sh
+
 .PHONY: all modules clean deps install install-conf dkms-install dkms-remove demo check bench debug-kernel check-debug \
-	check-install
+	check-install check-612

@@ -11,7 +11,10 @@ export DEBIAN_FRONTEND=noninteractive
 # initrd that installing a linux-image package would build.
 export INITRD=No
 
-# Build: the module against the distro kernel's headers (+ sparse for C=1).
+# Build: the module against the distro kernel's headers (+ sparse for C=1),
+# for both of Debian 12's kernels: 6.1 (linux-image-amd64, the default for
+# `make` and `make check`) and 6.12 (`make check-612`; its headers need
+# pahole, which linux-kbuild-6.12 pulls in).
 # VMs: qemu, the kernel image, a static busybox for the initramfs.
 # Tests: RDMA user space (verbs, rdmacm, perftest, pyverbs), iproute2 (ip, rdma),
 # linux-source (upstream siw peer, checkpatch, kselftest headers).
@@ -20,6 +23,7 @@ export INITRD=No
 pkgs=(
 	gcc make libc6-dev sparse python3 perl
 	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	qemu-system-x86 busybox-static cpio gzip xz-utils kmod iproute2 procps
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	python3-pyverbs libibverbs-dev librdmacm-dev iperf3 sockperf
@@ -61,15 +65,17 @@ fi
 
 install "${pkgs[@]}"
 
-# linux-source is versioned by major.minor of the kernel just installed.
+# linux-source is versioned by major.minor of the kernel just installed
+# (the default kernel's: checkpatch, kselftest headers, the siw peer; and
+# 6.12's, for its siw peer).
 # shellcheck source=tools/lib.sh
 . "$here/lib.sh"
 kver=$(srdma_kver) || { echo "deps.sh: no kernel with headers after install" >&2; exit 1; }
 series=$(echo "$kver" | cut -d. -f1,2)
-install "linux-source-$series"
+install "linux-source-$series" linux-source-6.12
 
 # For developers' lint runs only (not CI): the shell linter, if apt has it.
 if [ -z "${CI:-}" ] && apt-cache show shellcheck > /dev/null 2>&1; then
 	install shellcheck || true
 fi
-echo "deps.sh: ready (kernel $kver, linux-source-$series)"
+echo "deps.sh: ready (kernel $kver, linux-source-$series; 6.12: $(srdma_kver_series 6.12 || echo missing))"
