@@ -236,8 +236,7 @@ void srdma_qp_sq_drained(struct srdma_qp *qp)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
-/* A fatal error on the QP: to ERR, flush, tell the consumer. */
-void srdma_qp_error(struct srdma_qp *qp)
+static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 {
 	unsigned long flags;
 	bool was_err;
@@ -251,5 +250,25 @@ void srdma_qp_error(struct srdma_qp *qp)
 	if (qp_dev(qp)->tp->qp_error)
 		qp_dev(qp)->tp->qp_error(qp);
 	srdma_flush(qp);
-	srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+	if (fatal)
+		srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+/* A fatal error on the QP: to ERR, flush, tell the consumer. */
+void srdma_qp_error(struct srdma_qp *qp)
+{
+	srdma_qp_to_err(qp, true);
+}
+
+/*
+ * The connection under the QP is gone (iWARP: its stream closed, by
+ * either side): to ERR and flush, with no QP_FATAL. The consumer hears
+ * of it from its CM (DISCONNECT, CLOSE), and kernel ULPs take a QP
+ * event for a failure: nvmet-rdma logs "QP fatal error" at every
+ * disconnect, svcrdma closes the transport. An error that caused the
+ * close (a Terminate either way) raised the event already.
+ */
+void srdma_qp_closed(struct srdma_qp *qp)
+{
+	srdma_qp_to_err(qp, false);
 }

@@ -517,6 +517,7 @@ void srdma_qp_put(struct srdma_qp *qp);
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
 void srdma_qp_error(struct srdma_qp *qp);
+void srdma_qp_closed(struct srdma_qp *qp);
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 
 /* srq.c APIs: */
