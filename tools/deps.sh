@@ -64,6 +64,9 @@ if dpkg --audit 2> /dev/null | grep -q .; then
 fi
 
 install "${pkgs[@]}"
+# Kernel ULP tests (selftests/ulp_*.sh): NVMe over Fabrics, NFS over RDMA.
+ulp_pkgs=(nvme-cli fio nfs-kernel-server nfs-common)
+install "${ulp_pkgs[@]}"
 
 # linux-source is versioned by major.minor of the kernel just installed
 # (the default kernel's: checkpatch, kselftest headers, the siw peer; and

@@ -252,12 +252,13 @@ void srdma_qp_sq_drained(struct srdma_qp *qp)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
-static void srdma_qp_error_finish(struct srdma_qp *qp)
+static void srdma_qp_error_finish(struct srdma_qp *qp, bool fatal)
 {
 	if (qp_dev(qp)->tp->qp_error)
 		qp_dev(qp)->tp->qp_error(qp);
 	srdma_flush(qp);
-	srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+	if (fatal)
+		srdma_qp_event(qp, IB_EVENT_QP_FATAL);
 }
 
 /* srdma_qp_error() from a hard interrupt, finished in process context. */
@@ -272,20 +273,22 @@ void srdma_qp_error_work(struct work_struct *work)
 	err = qp->state == IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err)
-		srdma_qp_error_finish(qp);
+		srdma_qp_error_finish(qp, true);
 	srdma_qp_put(qp);
 }
 
 /*
- * A fatal error on the QP: to ERR, flush, tell the consumer. Any context:
+ * To ERR, flush, and for a fatal error tell the consumer. Any context:
  * a kernel ULP's post_send may fail a WQE with interrupts off, or from a
  * hard interrupt. The transports' qp_error hooks take locks that others
  * hold with only bottom halves off, which a hard interrupt may have
  * interrupted on this CPU: from there the rest goes to error_work, which
  * holds a reference that destroy_qp waits for. None is to be had once
  * destroy has begun, and destroy completes nothing but what it must.
+ * (Only fatal errors come from post verbs: a closed connection is
+ * reported from process context.)
  */
-void srdma_qp_error(struct srdma_qp *qp)
+static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 {
 	unsigned long flags;
 	bool was_err;
@@ -302,5 +305,24 @@ void srdma_qp_error(struct srdma_qp *qp)
 			srdma_qp_put(qp);
 		return;
 	}
-	srdma_qp_error_finish(qp);
+	srdma_qp_error_finish(qp, fatal);
+}
+
+/* A fatal error on the QP: to ERR, flush, tell the consumer. */
+void srdma_qp_error(struct srdma_qp *qp)
+{
+	srdma_qp_to_err(qp, true);
+}
+
+/*
+ * The connection under the QP is gone (iWARP: its stream closed, by
+ * either side): to ERR and flush, with no QP_FATAL. The consumer hears
+ * of it from its CM (DISCONNECT, CLOSE), and kernel ULPs take a QP
+ * event for a failure: nvmet-rdma logs "QP fatal error" at every
+ * disconnect, svcrdma closes the transport. An error that caused the
+ * close (a Terminate either way) raised the event already.
+ */
+void srdma_qp_closed(struct srdma_qp *qp)
+{
+	srdma_qp_to_err(qp, false);
 }

@@ -63,6 +63,9 @@ static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 		case IB_WR_REG_MR:
 			/* carries a kernel pointer: never from user rings */
 			return !qp->is_user;
+		case IB_WR_RDMA_READ_WITH_INV:
+			/* RDMAP's Read with Local Invalidate: rdma_rw on iWARP */
+			return qp_dev(qp)->tp->kind == SRDMA_IWARP;
 		default:
 			return false;
 		}
@@ -180,6 +183,7 @@ static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return IB_WC_RDMA_WRITE;
 	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
 		return IB_WC_RDMA_READ;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		return IB_WC_COMP_SWAP;

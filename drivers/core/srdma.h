@@ -527,6 +527,7 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 			   int mask);
 void srdma_qp_error(struct srdma_qp *qp);
 void srdma_qp_error_work(struct work_struct *work);
+void srdma_qp_closed(struct srdma_qp *qp);
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 
 /* srq.c APIs: */

@@ -542,7 +542,7 @@ static void iw_close_work(struct work_struct *work)
 	 * filled is older than any still posted, so its flush comes first.
 	 */
 	iw_rx_flush(iqp);
-	srdma_qp_error(qp);
+	srdma_qp_closed(qp);
 	spin_lock_bh(&iqp->lock);
 	iw_tx_release(iqp);
 	iqp->orq_head = iqp->orq_tail;

@@ -236,6 +236,13 @@ static inline struct iw_qp *to_iwqp(struct srdma_qp *qp)
 	return qp->tp_priv;
 }
 
+/* An RDMA READ, with or without invalidating its sink when done. */
+static inline bool iw_wr_is_read(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_RDMA_READ_WITH_INV;
+}
+
 /* cm.c */
 int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
 int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param);

@@ -410,7 +410,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 		if (rx->opcode == RDMAP_READ_RESP) {
 			struct srdma_swqe *w = iw_rx_orq_head(iqp);
 
-			if (!w || w->wr.opcode != IB_WR_RDMA_READ) {
+			if (!w || !iw_wr_is_read(w->wr.opcode)) {
 				iw_rx_fail(iqp, TERM_LAYER_RDMAP,
 					   TERM_RDMAP_OPERATION,
 					   TERM_RDMAP_OPCODE, TERM_D_HDR,
@@ -595,6 +595,24 @@ static void iw_rx_send_done(struct iw_qp *iqp)
 		srdma_qp_error(qp);
 }
 
+/*
+ * The last Read Response of @w is in. A Read with Local Invalidate
+ * (rdma_rw's READ into an MR on iWARP) then invalidates its sink, as a
+ * LOCAL_INV would: its consumer registers the MR again without one.
+ * The sink is the first SGE's key, as on RNICs and siw: rdma_rw's
+ * invalidate_rkey is the key from before the REG_MR it posts ahead.
+ */
+static enum ib_wc_status iw_rx_read_status(struct srdma_qp *qp,
+					   struct srdma_swqe *w)
+{
+	if (w->done != w->length)
+		return IB_WC_LOC_LEN_ERR;
+	if (w->wr.opcode == IB_WR_RDMA_READ_WITH_INV &&
+	    (!w->num_sge || srdma_invalidate(qp, w->sge[0].lkey)))
+		return IB_WC_MW_BIND_ERR;
+	return IB_WC_SUCCESS;
+}
+
 /* A whole FPDU arrived and its CRC (if any) is good. */
 static void iw_rx_fpdu_done(struct iw_qp *iqp)
 {
@@ -613,8 +631,7 @@ static void iw_rx_fpdu_done(struct iw_qp *iqp)
 				break;
 			rx->rd_active = false;
 			iw_rx_orq_pop(iqp);
-			srdma_sq_wqe_done(qp, w, w->done == w->length ?
-					  IB_WC_SUCCESS : IB_WC_LOC_LEN_ERR);
+			srdma_sq_wqe_done(qp, w, iw_rx_read_status(qp, w));
 		}
 		break;
 	case RDMAP_READ_REQ:

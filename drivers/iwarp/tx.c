@@ -256,9 +256,10 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 			return true;
 		break;
 	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if ((w->wr.opcode != IB_WR_RDMA_READ && !iqp->conn.atomics) ||
+		if ((!iw_wr_is_read(w->wr.opcode) && !iqp->conn.atomics) ||
 		    !iqp->conn.ord) {
 			status = IB_WC_LOC_QP_OP_ERR;	/* the peer serves none */
 			break;
@@ -272,7 +273,7 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 		iqp->orq[iqp->orq_tail % IW_MAX_ORD] = iqp->tx_idx;
 		iqp->orq_tail++;
 		spin_unlock_bh(&iqp->lock);
-		if (w->wr.opcode == IB_WR_RDMA_READ)
+		if (iw_wr_is_read(w->wr.opcode))
 			iw_tx_read_req(iqp, w);
 		else
 			iw_tx_atomic_req(iqp, w);
