@@ -52,6 +52,7 @@ static void srdma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->keys);
 	xa_destroy(&dev->ahs);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
+	srdma_counters_fini(dev);
 }
 
 static int srdma_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -187,6 +188,9 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	dev->next_qpn = SRDMA_FIRST_QPN;
 	dev->last_state = srdma_port_state(dev);
+	err = srdma_counters_init(dev);
+	if (err)
+		goto err_dealloc;
 
 	ibdev->node_type = tp->kind == SRDMA_ROCE ? RDMA_NODE_IB_CA :
 						    RDMA_NODE_RNIC;

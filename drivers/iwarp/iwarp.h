@@ -270,4 +270,10 @@ int iw_tx_terminate(struct iw_qp *iqp, struct socket *s);
 void iw_tx_reset(struct iw_qp *iqp);
 void iw_tx_release(struct iw_qp *iqp);
 
+/* observe.c */
+void iw_obs_connect(struct iw_ep *ep);
+int iw_obs_mpa_sent(struct iw_ep *ep, bool request, bool reject, int err);
+void iw_obs_setup(struct iw_ep *ep, int err);
+void iw_obs_close(struct iw_ep *ep);
+
 #endif /* SRDMA_IWARP_H */
