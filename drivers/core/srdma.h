@@ -96,6 +96,8 @@ struct srdma_transport {
 	 * the SQ counts as drained on entering SQD.
 	 */
 	bool sqd_drains;
+	/* rdma res show qp -dd: add the transport's attributes (restrack.c) */
+	int (*fill_res_qp)(struct sk_buff *msg, struct srdma_qp *qp);
 };
 
 /* Per-device counters of things dropped or refused; shown as hw stats. */
@@ -529,6 +531,10 @@ enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
 int srdma_counters_init(struct srdma_dev *dev);
 void srdma_counters_fini(struct srdma_dev *dev);
 u64 srdma_counter_read(struct srdma_dev *dev, enum srdma_counter c);
+
+/* restrack.c APIs: */
+int srdma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* queue.c APIs: */
 int srdma_queue_init(struct srdma_dev *dev, struct srdma_queue *q,

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RoCE observability: the tracepoints and counters of the requester's
- * recovery (retransmits, NAKs, RNR waits). Called with rqp->lock held;
- * none of this is on the per-packet path (net.c and recv.c trace
- * packets).
+ * recovery (retransmits, NAKs, RNR waits) and the QP's protocol state
+ * for rdma res. Called with rqp->lock held unless said otherwise; none
+ * of this is on the per-packet path (net.c and recv.c trace packets).
  */
+#include <rdma/restrack.h>
+#include <rdma/rdma_netlink.h>
+
 #include "roce.h"
 #include "trace.h"
 
@@ -113,4 +116,67 @@ void roce_obs_aeth_rcvd(struct roce_qp *rqp, const struct roce_pkt *pkt,
 	qp->stats.naks_rcvd++;
 	srdma_count(dev, c);
 	trace_srdma_nak_recv(&qp->ibqp, syndrome, pkt->psn);
+}
+
+/* rdma res show qp -dd: requester and responder state. Process context. */
+int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+	const struct srdma_qp_stats *st = &qp->stats;
+	u32 next_psn, una_psn, epsn, msn, rd_inflight, rd_pending, held;
+	u32 in_flight, retransmits, probes, timeouts, naks_s, naks_r, rnr_r;
+	bool rnr_wait, recovering, peer_drops, timer, nak_out;
+	u8 retry_left, rnr_left;
+
+	spin_lock_bh(&rqp->lock);
+	next_psn = rqp->next_psn;
+	una_psn = rqp->una_psn;
+	epsn = rqp->epsn;
+	msn = rqp->msn;
+	rd_inflight = rqp->rd_inflight;
+	rd_pending = rqp->rd_pending;
+	held = skb_queue_len(&rqp->reorder);
+	in_flight = rqp->req_cur - rqp->req_ack;
+	retry_left = rqp->retry_left;
+	rnr_left = rqp->rnr_left;
+	rnr_wait = rqp->rnr_wait;
+	recovering = rqp->recovering;
+	peer_drops = rqp->peer_drops;
+	nak_out = rqp->nak_sent;
+	timer = timer_pending(&rqp->retrans_timer);
+	retransmits = st->retransmits;
+	probes = st->probes;
+	timeouts = st->timeouts;
+	naks_s = st->naks_sent;
+	naks_r = st->naks_rcvd;
+	rnr_r = st->rnr_naks_rcvd;
+	spin_unlock_bh(&rqp->lock);
+
+	if (rdma_nl_put_driver_u32_hex(msg, "next_psn", next_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "una_psn", una_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "expected_psn", epsn) ||
+	    rdma_nl_put_driver_u32(msg, "msn", msn) ||
+	    rdma_nl_put_driver_u32(msg, "wqes_unacked", in_flight) ||
+	    rdma_nl_put_driver_u32(msg, "reads_outstanding", rd_inflight) ||
+	    rdma_nl_put_driver_u32(msg, "max_rd_atomic",
+				   qp->attr.max_rd_atomic) ||
+	    rdma_nl_put_driver_u32(msg, "read_replies_pending", rd_pending) ||
+	    rdma_nl_put_driver_u32(msg, "reorder_held", held) ||
+	    rdma_nl_put_driver_u32(msg, "retry_left", retry_left) ||
+	    rdma_nl_put_driver_u32(msg, "retry_cnt", qp->attr.retry_cnt) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_left", rnr_left) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_retry", qp->attr.rnr_retry) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_waiting", rnr_wait) ||
+	    rdma_nl_put_driver_u32(msg, "retrans_timer", timer) ||
+	    rdma_nl_put_driver_u32(msg, "recovering", recovering) ||
+	    rdma_nl_put_driver_u32(msg, "go_back_n_peer", peer_drops) ||
+	    rdma_nl_put_driver_u32(msg, "seq_nak_outstanding", nak_out) ||
+	    rdma_nl_put_driver_u32(msg, "retransmits", retransmits) ||
+	    rdma_nl_put_driver_u32(msg, "probes", probes) ||
+	    rdma_nl_put_driver_u32(msg, "timeouts", timeouts) ||
+	    rdma_nl_put_driver_u32(msg, "naks_sent", naks_s) ||
+	    rdma_nl_put_driver_u32(msg, "naks_rcvd", naks_r) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_naks_rcvd", rnr_r))
+		return -EMSGSIZE;
+	return 0;
 }

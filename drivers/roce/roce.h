@@ -252,5 +252,6 @@ void roce_obs_rnr(struct roce_qp *rqp, u32 delay_us, bool give_up);
 void roce_obs_ack_sent(struct srdma_qp *qp, u8 syndrome, u32 psn);
 void roce_obs_aeth_rcvd(struct roce_qp *rqp, const struct roce_pkt *pkt,
 			u8 syndrome);
+int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp);
 
 #endif /* SRDMA_ROCE_H */
