@@ -56,6 +56,7 @@ static void srdma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->keys);
 	xa_destroy(&dev->ahs);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
+	srdma_counters_fini(dev);
 }
 
 static int srdma_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -110,6 +111,8 @@ static const struct ib_device_ops srdma_core_ops = {
 	.destroy_qp = srdma_destroy_qp,
 	.destroy_srq = srdma_destroy_srq,
 	.enable_driver = srdma_enable_driver,
+	.fill_res_mr_entry = srdma_fill_res_mr_entry,
+	.fill_res_qp_entry = srdma_fill_res_qp_entry,
 	.get_dev_fw_str = srdma_get_dev_fw_str,
 	.get_dma_mr = srdma_get_dma_mr,
 	.get_hw_stats = srdma_get_hw_stats,
@@ -201,6 +204,9 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 	lockdep_set_class(&dev->ahs.xa_lock, &srdma_ahs_lock_key);
 	dev->next_qpn = SRDMA_FIRST_QPN;
 	dev->last_state = srdma_port_state(dev);
+	err = srdma_counters_init(dev);
+	if (err)
+		goto err_dealloc;
 
 	ibdev->node_type = tp->kind == SRDMA_ROCE ? RDMA_NODE_IB_CA :
 						    RDMA_NODE_RNIC;

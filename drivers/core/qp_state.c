@@ -5,6 +5,7 @@
  * iw_cm drives the connection, and value checks for every attribute.
  */
 #include "srdma.h"
+#include "trace.h"
 
 #define SRDMA_QP_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE | \
@@ -208,6 +209,7 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 		drained = cur != IB_QPS_SQD && qp->attr.en_sqd_async_notify;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	trace_srdma_qp_state(ibqp, cur, next);
 
 	if (dev->tp->qp_state_changed && next != cur)
 		dev->tp->qp_state_changed(qp, cur);
@@ -291,14 +293,17 @@ void srdma_qp_error_work(struct work_struct *work)
 static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 {
 	unsigned long flags;
+	enum ib_qp_state old;
 	bool was_err;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->state;
 	was_err = qp->state == IB_QPS_ERR;
 	qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (was_err)
 		return;
+	trace_srdma_qp_state(&qp->ibqp, old, IB_QPS_ERR);
 	if (in_hardirq()) {
 		if (refcount_inc_not_zero(&qp->ref) &&
 		    !queue_work(srdma_wq, &qp->error_work))

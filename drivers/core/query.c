@@ -183,6 +183,30 @@ static const struct rdma_stat_desc srdma_counter_descs[SRDMA_CNT_MAX] = {
 	[SRDMA_CNT_IW_TERMINATE_RCVD].name = "iwarp_terminate_rcvd",
 	[SRDMA_CNT_IW_SETUP_REFUSED].name = "iwarp_setup_refused",
 	[SRDMA_CNT_IW_SETUP_TIMEOUT].name = "iwarp_setup_timeout",
+	[SRDMA_CNT_TX_PACKETS].name = "tx_packets",
+	[SRDMA_CNT_TX_BYTES].name = "tx_bytes",
+	[SRDMA_CNT_RX_PACKETS].name = "rx_packets",
+	[SRDMA_CNT_RX_BYTES].name = "rx_bytes",
+	[SRDMA_CNT_RETRANSMIT_TIMEOUTS].name = "retransmit_timeouts",
+	[SRDMA_CNT_RNR_RETRY_EXCEEDED].name = "rnr_retry_exceeded",
+	[SRDMA_CNT_ACCESS_NAK_SENT].name = "access_nak_sent",
+	[SRDMA_CNT_INV_REQ_NAK_SENT].name = "inv_req_nak_sent",
+	[SRDMA_CNT_REM_OP_NAK_SENT].name = "rem_op_nak_sent",
+	[SRDMA_CNT_SEQ_NAK_RCVD].name = "seq_nak_rcvd",
+	[SRDMA_CNT_RNR_NAK_RCVD].name = "rnr_nak_rcvd",
+	[SRDMA_CNT_ACCESS_NAK_RCVD].name = "access_nak_rcvd",
+	[SRDMA_CNT_INV_REQ_NAK_RCVD].name = "inv_req_nak_rcvd",
+	[SRDMA_CNT_REM_OP_NAK_RCVD].name = "rem_op_nak_rcvd",
+	[SRDMA_CNT_RX_DROP_MALFORMED].name = "rx_malformed",
+	[SRDMA_CNT_RX_DROP_PKEY].name = "rx_bad_pkey",
+	[SRDMA_CNT_RX_DROP_SERVICE].name = "rx_bad_service",
+	[SRDMA_CNT_RX_DROP_PATH].name = "rx_bad_path",
+	[SRDMA_CNT_IW_CONNECTS].name = "iwarp_connects",
+	[SRDMA_CNT_IW_ACCEPTS].name = "iwarp_accepts",
+	[SRDMA_CNT_IW_REJECTS_SENT].name = "iwarp_rejects_sent",
+	[SRDMA_CNT_IW_REJECTS_RCVD].name = "iwarp_rejects_rcvd",
+	[SRDMA_CNT_IW_MPA_FAILURES].name = "iwarp_mpa_failures",
+	[SRDMA_CNT_IW_ABORTS].name = "iwarp_aborts",
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -199,6 +223,6 @@ int srdma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	int i;
 
 	for (i = 0; i < SRDMA_CNT_MAX; i++)
-		stats->value[i] = atomic64_read(&dev->counters[i]);
+		stats->value[i] = srdma_counter_read(dev, i);
 	return SRDMA_CNT_MAX;
 }

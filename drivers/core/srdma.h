@@ -101,6 +101,8 @@ struct srdma_transport {
 	 * the SQ counts as drained on entering SQD.
 	 */
 	bool sqd_drains;
+	/* rdma res show qp -dd: add the transport's attributes (restrack.c) */
+	int (*fill_res_qp)(struct sk_buff *msg, struct srdma_qp *qp);
 };
 
 /* Per-device counters of things dropped or refused; shown as hw stats. */
@@ -124,7 +126,37 @@ enum srdma_counter {
 	SRDMA_CNT_IW_TERMINATE_RCVD,
 	SRDMA_CNT_IW_SETUP_REFUSED,	/* listener full of half-open ones */
 	SRDMA_CNT_IW_SETUP_TIMEOUT,	/* connect + MPA past their time */
+	/* Documentation/debugging.rst lists what each of these counts */
+	SRDMA_CNT_TX_PACKETS,		/* RoCE packets, iWARP FPDUs */
+	SRDMA_CNT_TX_BYTES,		/* ...from BTH or DDP header on */
+	SRDMA_CNT_RX_PACKETS,
+	SRDMA_CNT_RX_BYTES,
+	SRDMA_CNT_RETRANSMIT_TIMEOUTS,	/* the retransmit timer fired */
+	SRDMA_CNT_RNR_RETRY_EXCEEDED,
+	SRDMA_CNT_ACCESS_NAK_SENT,	/* the other NAKs sent, by kind */
+	SRDMA_CNT_INV_REQ_NAK_SENT,
+	SRDMA_CNT_REM_OP_NAK_SENT,
+	SRDMA_CNT_SEQ_NAK_RCVD,		/* NAKs received, by kind */
+	SRDMA_CNT_RNR_NAK_RCVD,
+	SRDMA_CNT_ACCESS_NAK_RCVD,
+	SRDMA_CNT_INV_REQ_NAK_RCVD,
+	SRDMA_CNT_REM_OP_NAK_RCVD,
+	SRDMA_CNT_RX_DROP_MALFORMED,	/* rx_dropped by reason (also in it) */
+	SRDMA_CNT_RX_DROP_PKEY,
+	SRDMA_CNT_RX_DROP_SERVICE,
+	SRDMA_CNT_RX_DROP_PATH,
+	SRDMA_CNT_IW_CONNECTS,		/* active connects started */
+	SRDMA_CNT_IW_ACCEPTS,
+	SRDMA_CNT_IW_REJECTS_SENT,
+	SRDMA_CNT_IW_REJECTS_RCVD,
+	SRDMA_CNT_IW_MPA_FAILURES,	/* MPA frames refused, either side */
+	SRDMA_CNT_IW_ABORTS,		/* connections closed with a RST */
 	SRDMA_CNT_MAX,
+};
+
+/* Per-CPU, so that the data path never shares a counter's cache line. */
+struct srdma_counters {
+	u64 c[SRDMA_CNT_MAX];
 };
 
 struct srdma_net;
@@ -160,7 +192,7 @@ struct srdma_dev {
 	u32 nmcast;
 
 	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr, num_mw, num_ah;
-	atomic64_t counters[SRDMA_CNT_MAX];
+	struct srdma_counters __percpu *counters;	/* counters.c */
 };
 
 static inline struct srdma_dev *to_sdev(struct ib_device *ibdev)
@@ -168,9 +200,15 @@ static inline struct srdma_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct srdma_dev, ibdev);
 }
 
+static inline void srdma_count_add(struct srdma_dev *dev,
+				   enum srdma_counter c, u64 n)
+{
+	this_cpu_add(dev->counters->c[c], n);
+}
+
 static inline void srdma_count(struct srdma_dev *dev, enum srdma_counter c)
 {
-	atomic64_inc(&dev->counters[c]);
+	this_cpu_inc(dev->counters->c[c]);
 }
 
 /* A ring shared with user space in the rdma_rxe layout. */
@@ -311,6 +349,34 @@ struct srdma_qp_attr {
 	struct rdma_ah_attr ah_attr;	/* as given, for query_qp */
 };
 
+/*
+ * Per-QP event counts for rdma res (restrack.c). The u32 fields are
+ * written under the transport's protocol lock; readers take a snapshot
+ * that may be a packet old.
+ */
+struct srdma_qp_stats {
+	atomic64_t tx_packets, tx_bytes;	/* any context */
+	atomic64_t rx_packets, rx_bytes;
+	u32 retransmits;		/* go-back passes */
+	u32 probes;			/* single packets resent after a NAK */
+	u32 timeouts;			/* retransmit timer expiries */
+	u32 naks_sent, naks_rcvd;	/* of any kind, RNR NAKs too */
+	u32 rnr_naks_rcvd;
+};
+
+/* A packet (or FPDU) of @len bytes went out or came in on @qp. */
+static inline void srdma_qp_stats_pkt(struct srdma_qp_stats *st, bool tx,
+				      u32 len)
+{
+	if (tx) {
+		atomic64_inc(&st->tx_packets);
+		atomic64_add(len, &st->tx_bytes);
+	} else {
+		atomic64_inc(&st->rx_packets);
+		atomic64_add(len, &st->rx_bytes);
+	}
+}
+
 struct srdma_qp {
 	struct ib_qp ibqp;
 	refcount_t ref;			/* lookups by the transports */
@@ -335,6 +401,7 @@ struct srdma_qp {
 	u32 rq_cons;
 
 	struct srdma_qp_attr attr;
+	struct srdma_qp_stats stats;	/* rdma res show qp -dd */
 	void *tp_priv;			/* the transport's state */
 	struct work_struct error_work;	/* srdma_qp_error() in hard irq */
 };
@@ -353,6 +420,16 @@ static inline struct srdma_swqe *srdma_swqe_at(struct srdma_qp *qp, u32 index)
 static inline struct srdma_dev *qp_dev(struct srdma_qp *qp)
 {
 	return to_sdev(qp->ibqp.device);
+}
+
+/* Count a packet (RoCE) or FPDU (iWARP) of @len bytes on @qp's device. */
+static inline void srdma_count_pkt(struct srdma_qp *qp, bool tx, u32 len)
+{
+	struct srdma_dev *dev = qp_dev(qp);
+
+	srdma_count(dev, tx ? SRDMA_CNT_TX_PACKETS : SRDMA_CNT_RX_PACKETS);
+	srdma_count_add(dev, tx ? SRDMA_CNT_TX_BYTES : SRDMA_CNT_RX_BYTES, len);
+	srdma_qp_stats_pkt(&qp->stats, tx, len);
 }
 
 /* A memory key: an MR or a bound MW. */
@@ -456,6 +533,15 @@ struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,
 int srdma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
+
+/* counters.c APIs: */
+int srdma_counters_init(struct srdma_dev *dev);
+void srdma_counters_fini(struct srdma_dev *dev);
+u64 srdma_counter_read(struct srdma_dev *dev, enum srdma_counter c);
+
+/* restrack.c APIs: */
+int srdma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 
 /* queue.c APIs: */
 int srdma_queue_init(struct srdma_dev *dev, struct srdma_queue *q,

@@ -31,6 +31,7 @@
 #include <net/tcp.h>
 
 #include "iwarp.h"
+#include "trace.h"
 
 static void iw_setup_work(struct work_struct *work);
 static void iw_setup_timeout(struct timer_list *t);
@@ -535,6 +536,7 @@ static void iw_close_work(struct work_struct *work)
 
 	if (term && !ep->peer_closed && iw_tx_terminate(iqp, ep->sock) == 0) {
 		srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
+		trace_srdma_iw_terminate(&qp->ibqp, true, iqp->term_ctrl);
 		ep->abort = false;	/* let the Terminate reach the peer */
 	}
 	/*
@@ -550,6 +552,7 @@ static void iw_close_work(struct work_struct *work)
 	/* done with the QP: a reset waiting for us may go on */
 	iw_qp_unclaim(qp, ep);
 
+	iw_obs_close(ep);
 	if (ep->abort)
 		sock_no_linger(sk);
 	else
@@ -654,6 +657,7 @@ static void iw_setup_active(struct iw_ep *ep)
 	if (err == -EINPROGRESS)
 		return;
 	iw_setup_end(ep);
+	iw_obs_setup(ep, err);
 	if (!err && iw_ep_attach(ep))
 		err = -ECONNRESET;
 	if (!err) {
@@ -722,6 +726,7 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (ep->pd_len)
 		memcpy(ep->pdata, param->private_data, ep->pd_len);
 	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
+	iw_obs_connect(ep);
 	iw_setup_kick(ep);
 	return 0;
 }
@@ -856,6 +861,7 @@ static void iw_setup_passive(struct iw_ep *ep)
 		return;
 	pr_debug("mpa request received: %d\n", err);
 	iw_setup_end(ep);
+	iw_obs_setup(ep, err);
 	if (err) {
 		if (err == -ETIMEDOUT)
 			srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);

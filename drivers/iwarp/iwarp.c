@@ -176,6 +176,7 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 	.iw_get_qp = srdma_iw_get_qp,
 	.iw_reject = srdma_iw_reject,
 	.iw_rem_ref = srdma_iw_rem_ref,
+	.fill_res_cm_id_entry = iw_fill_res_cm_id_entry,
 	.query_gid = srdma_iw_query_gid,
 };
 
@@ -192,4 +193,5 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.qp_reset = iw_qp_reset,
 	.qp_state_changed = iw_qp_state_changed,
 	.sq_kick = iw_sq_kick,
+	.fill_res_qp = iw_fill_res_qp,
 };

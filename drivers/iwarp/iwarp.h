@@ -283,4 +283,13 @@ int iw_tx_terminate(struct iw_qp *iqp, struct socket *s);
 void iw_tx_reset(struct iw_qp *iqp);
 void iw_tx_release(struct iw_qp *iqp);
 
+/* observe.c */
+struct rdma_cm_id;
+void iw_obs_connect(struct iw_ep *ep);
+int iw_obs_mpa_sent(struct iw_ep *ep, bool request, bool reject, int err);
+void iw_obs_setup(struct iw_ep *ep, int err);
+void iw_obs_close(struct iw_ep *ep);
+int iw_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp);
+int iw_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id);
+
 #endif /* SRDMA_IWARP_H */

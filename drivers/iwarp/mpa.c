@@ -73,8 +73,8 @@ int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 	msg.f.pd_len = cpu_to_be16(v2_len + pdata_len);
 	if (pdata_len)
 		memcpy(pd, pdata, pdata_len);
-	return iw_sock_send(ep->sock, &msg,
-			    sizeof(msg.f) + v2_len + pdata_len);
+	return iw_obs_mpa_sent(ep, request, reject, iw_sock_send(ep->sock,
+			       &msg, sizeof(msg.f) + v2_len + pdata_len));
 }
 
 /* Read @len more bytes of the frame to @buf, which holds @have of them. */

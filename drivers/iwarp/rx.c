@@ -19,6 +19,7 @@
 #include <net/tcp.h>
 
 #include "iwarp.h"
+#include "trace.h"
 
 #define TERM_D_HDR	true		/* include the offending header */
 
@@ -342,6 +343,7 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 		 (ctrl >> TERM_CODE_SHIFT) & 0xff);
 	iqp->rx.state = IW_RX_DEAD;
 	srdma_count(qp_dev(qp), SRDMA_CNT_IW_TERMINATE_RCVD);
+	trace_srdma_iw_terminate(&qp->ibqp, false, ctrl);
 	if ((layer == TERM_LAYER_RDMAP && etype == TERM_RDMAP_PROTECTION) ||
 	    (layer == TERM_LAYER_DDP && etype == TERM_DDP_TAGGED))
 		status = IB_WC_REM_ACCESS_ERR;
@@ -373,6 +375,8 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 	u32 payload, pad;
 	int err;
 
+	trace_srdma_iw_rx(&qp->ibqp, rx->hdr + MPA_LEN_SIZE, mpa_len);
+	srdma_count_pkt(qp, false, mpa_len);
 	if (mpa_len < ulpdu_hdr) {
 		iw_rx_fail(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER, false,
 			   IB_WC_LOC_LEN_ERR);

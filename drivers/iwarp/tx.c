@@ -13,6 +13,7 @@
 #include <net/tcp.h>
 
 #include "iwarp.h"
+#include "trace.h"
 
 /* Room one more FPDU needs in the buffer, at worst. */
 static u32 iw_fpdu_room(struct iw_qp *iqp)
@@ -39,6 +40,8 @@ static void iw_fpdu_end(struct iw_qp *iqp, u32 ulpdu_len)
 	put_unaligned_le32(iqp->conn.crc ? ~crc32c(~0U, start, len) : 0,
 			   start + len);
 	iqp->tx_len += len + MPA_CRC_SIZE;
+	trace_srdma_iw_tx(&iqp->qp->ibqp, start + MPA_LEN_SIZE, ulpdu_len);
+	srdma_count_pkt(iqp->qp, true, ulpdu_len);
 }
 
 static void iw_untagged(struct ddp_untagged_hdr *h, u8 op, bool last,

@@ -41,6 +41,7 @@ int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
 		      qp->attr.dest_qpn, psn, false);
 	aeth = (void *)skb->data + sizeof(struct roce_bth);
 	aeth->smsn = htonl((u32)syndrome << 24 | (rqp->msn & 0xffffff));
+	roce_obs_ack_sent(qp, syndrome, psn);
 	return roce_xmit(qp, &qp->attr.av, skb);
 }
 

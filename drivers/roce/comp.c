@@ -95,6 +95,7 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 {
 	struct srdma_swqe *w;
 
+	roce_obs_aeth_rcvd(rqp, pkt, syndrome);
 	switch (syndrome & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
 		roce_ack_upto(rqp, pkt->psn);

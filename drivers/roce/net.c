@@ -16,6 +16,7 @@
 #include <net/udp.h>
 
 #include "roce.h"
+#include "trace.h"
 
 /* CRC-32 of eight 0xff bytes (the masked LRH RoCEv2 lacks), seed ~0. */
 #define ROCE_ICRC_SEED 0xdebb20e3
@@ -207,6 +208,8 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 
 	icrc = roce_icrc(skb_network_header(skb), ipv6, ib, ib_len);
 	put_unaligned_le32(icrc, ib + ib_len);
+	trace_srdma_roce_tx(&qp->ibqp, ib, ib_len + ROCE_ICRC_BYTES);
+	srdma_count_pkt(qp, true, ib_len + ROCE_ICRC_BYTES);
 
 	skb->ip_summed = CHECKSUM_NONE;
 	skb->dev = dst->dev;

@@ -12,6 +12,7 @@
 #include <net/udp.h>
 
 #include "roce.h"
+#include "trace.h"
 
 static bool roce_service_ok(struct srdma_qp *qp, u8 service)
 {
@@ -130,6 +131,7 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	if (roce_parse(&pkt)) {
 		pr_debug_ratelimited("%s: malformed packet (len %u)\n",
 				     dev_name(&dev->ibdev.dev), skb->len);
+		srdma_count(dev, SRDMA_CNT_RX_DROP_MALFORMED);
 		goto drop_count;
 	}
 	if (!roce_icrc_ok(&pkt)) {
@@ -141,6 +143,7 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 		pr_debug_ratelimited("%s: bad P_Key %#x\n",
 				     dev_name(&dev->ibdev.dev),
 				     be16_to_cpu(pkt.bth->pkey));
+		srdma_count(dev, SRDMA_CNT_RX_DROP_PKEY);
 		goto drop_count;
 	}
 
@@ -161,15 +164,19 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 		pr_debug_ratelimited("%s: opcode %#x for QP %u of type %d\n",
 				     dev_name(&dev->ibdev.dev), pkt.opcode,
 				     qpn, pkt.qp->ibqp.qp_type);
+		srdma_count(dev, SRDMA_CNT_RX_DROP_SERVICE);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}
 	if (!roce_path_ok(pkt.qp, &pkt)) {
 		pr_debug_ratelimited("%s: packet for QP %u from outside its path\n",
 				     dev_name(&dev->ibdev.dev), qpn);
+		srdma_count(dev, SRDMA_CNT_RX_DROP_PATH);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}
+	trace_srdma_roce_rx(&pkt.qp->ibqp, pkt.bth, skb->len);
+	srdma_count_pkt(pkt.qp, false, skb->len);
 	if (pkt.flags & ROCE_F_RESP)
 		roce_comp_rcv(&pkt);
 	else

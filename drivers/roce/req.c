@@ -431,6 +431,7 @@ void roce_req_rewind(struct roce_qp *rqp)
 		if (psn_diff(w->last_psn, rqp->una_psn) >= 0)
 			break;
 	}
+	roce_obs_rewind(rqp);
 	rqp->req_cur = i;
 	rqp->next_psn = rqp->una_psn;
 	rqp->recovering = false;
@@ -486,6 +487,7 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
 	rqp->recovering = true;
 	rqp->probe_psn = psn;
 	srdma_count(qp_dev(rqp->qp), SRDMA_CNT_RETRANSMIT_PROBES);
+	roce_obs_probe(rqp, psn);
 }
 
 /*
@@ -552,6 +554,7 @@ static void roce_retrans_timeout(struct timer_list *t)
 			     srdma_swqe_at(qp, rqp->req_ack)->done,
 			     srdma_swqe_at(qp, rqp->req_ack)->first_psn,
 			     srdma_swqe_at(qp, rqp->req_ack)->last_psn);
+	roce_obs_timeout(rqp);
 	if (!rqp->retry_left) {
 		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);
 		roce_req_fail(rqp, IB_WC_RETRY_EXC_ERR);
@@ -593,6 +596,7 @@ void roce_req_rnr(struct roce_qp *rqp, u8 code)
 
 	if (qp->attr.rnr_retry != 7) {
 		if (!rqp->rnr_left) {
+			roce_obs_rnr(rqp, 0, true);
 			roce_req_fail(rqp, IB_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -603,6 +607,7 @@ void roce_req_rnr(struct roce_qp *rqp, u8 code)
 	mod_timer(&rqp->rnr_timer,
 		  jiffies + max_t(unsigned long,
 				  usecs_to_jiffies(rnr_us[code & 0x1f]), 1));
+	roce_obs_rnr(rqp, rnr_us[code & 0x1f], false);
 }
 
 void roce_req_timers_init(struct roce_qp *rqp)

@@ -151,4 +151,5 @@ const struct srdma_transport srdma_roce_transport = {
 	.qp_error = roce_qp_error,
 	.sq_kick = roce_sq_kick,
 	.sqd_drains = true,
+	.fill_res_qp = roce_fill_res_qp,
 };

@@ -247,4 +247,14 @@ void roce_resp_flush(struct roce_qp *rqp);
 void roce_resp_destroy(struct roce_qp *rqp);
 void roce_rd_cancel(struct roce_qp *rqp);
 
+/* observe.c APIs: */
+void roce_obs_rewind(struct roce_qp *rqp);
+void roce_obs_probe(struct roce_qp *rqp, u32 psn);
+void roce_obs_timeout(struct roce_qp *rqp);
+void roce_obs_rnr(struct roce_qp *rqp, u32 delay_us, bool give_up);
+void roce_obs_ack_sent(struct srdma_qp *qp, u8 syndrome, u32 psn);
+void roce_obs_aeth_rcvd(struct roce_qp *rqp, const struct roce_pkt *pkt,
+			u8 syndrome);
+int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp);
+
 #endif /* SRDMA_ROCE_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iWARP observability: connection events (counters and the srdma_iw_cm
+ * tracepoint) and the connection's state for rdma res, for a QP and for
+ * the rdma_cm id that owns it. FPDUs are traced where they are framed
+ * (tx.c) and parsed (rx.c).
+ */
+#include <net/tcp_states.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/restrack.h>
+#include <rdma/rdma_netlink.h>
+
+#include "iwarp.h"
+#include "trace.h"
+
+static void iw_obs_trace(struct iw_ep *ep, const char *step, int err)
+{
+	trace_srdma_iw_cm(&ep->dev->ibdev, step, err, &ep->raddr, ep->rev,
+			  ep->conn.crc, ep->conn.ird, ep->conn.ord);
+}
+
+/* iw_cm asked for a connection (srdma_iw_connect). */
+void iw_obs_connect(struct iw_ep *ep)
+{
+	srdma_count(ep->dev, SRDMA_CNT_IW_CONNECTS);
+	iw_obs_trace(ep, "connect", 0);
+}
+
+/* An MPA request, reply or reject went out (mpa.c); returns @err. */
+int iw_obs_mpa_sent(struct iw_ep *ep, bool request, bool reject, int err)
+{
+	if (reject)
+		srdma_count(ep->dev, SRDMA_CNT_IW_REJECTS_SENT);
+	else if (!request && !err)
+		srdma_count(ep->dev, SRDMA_CNT_IW_ACCEPTS);
+	iw_obs_trace(ep, request ? "mpa request sent" :
+			 reject ? "mpa reject sent" : "mpa reply sent", err);
+	return err;
+}
+
+/* Set-up ended, @err from TCP connect or the MPA exchange (cm.c). */
+void iw_obs_setup(struct iw_ep *ep, int err)
+{
+	const char *step;
+
+	if (!err) {
+		step = ep->active ? "mpa reply received" :
+				    "mpa request received";
+	} else if (err == -ECONNREFUSED && ep->state == IW_EP_SETUP) {
+		srdma_count(ep->dev, SRDMA_CNT_IW_REJECTS_RCVD);
+		step = "mpa reject received";
+	} else if (err == -EPROTO || err == -EOPNOTSUPP) {
+		srdma_count(ep->dev, SRDMA_CNT_IW_MPA_FAILURES);
+		step = "mpa frame refused";
+	} else {
+		step = "set-up failed";
+	}
+	iw_obs_trace(ep, step, err);
+}
+
+/* The close work is about to shut the socket down (cm.c). */
+void iw_obs_close(struct iw_ep *ep)
+{
+	if (ep->abort)
+		srdma_count(ep->dev, SRDMA_CNT_IW_ABORTS);
+	iw_obs_trace(ep, ep->abort ? "abort" : "close", 0);
+}
+
+static const char *const iw_ep_state_names[] = {
+	[IW_EP_CONNECTING] = "connecting",
+	[IW_EP_SETUP] = "mpa",
+	[IW_EP_AWAIT_ACCEPT] = "await_accept",
+	[IW_EP_CONNECTED] = "connected",
+	[IW_EP_DRAINING] = "draining",
+	[IW_EP_CLOSING] = "closing",
+	[IW_EP_CLOSED] = "closed",
+};
+
+static const char *const iw_tcp_state_names[] = {
+	[TCP_ESTABLISHED] = "ESTABLISHED",
+	[TCP_SYN_SENT] = "SYN_SENT",
+	[TCP_SYN_RECV] = "SYN_RECV",
+	[TCP_FIN_WAIT1] = "FIN_WAIT1",
+	[TCP_FIN_WAIT2] = "FIN_WAIT2",
+	[TCP_TIME_WAIT] = "TIME_WAIT",
+	[TCP_CLOSE] = "CLOSE",
+	[TCP_CLOSE_WAIT] = "CLOSE_WAIT",
+	[TCP_LAST_ACK] = "LAST_ACK",
+	[TCP_LISTEN] = "LISTEN",
+	[TCP_CLOSING] = "CLOSING",
+};
+
+static const char *const iw_rx_state_names[] = {
+	[IW_RX_HDR] = "header",
+	[IW_RX_DATA] = "payload",
+	[IW_RX_TRAILER] = "trailer",
+	[IW_RX_DEAD] = "dead",
+};
+
+static const char *iw_name(const char *const *tbl, size_t n, int i)
+{
+	return i >= 0 && i < n && tbl[i] ? tbl[i] : "?";
+}
+
+#define IW_EP_STATE(i) iw_name(iw_ep_state_names, \
+				ARRAY_SIZE(iw_ep_state_names), (i))
+#define IW_TCP_STATE(i) iw_name(iw_tcp_state_names, \
+				 ARRAY_SIZE(iw_tcp_state_names), (i))
+#define IW_RX_STATE(i) iw_name(iw_rx_state_names, \
+				ARRAY_SIZE(iw_rx_state_names), (i))
+
+/* What rdma res shows of a QP's connection: a snapshot. */
+struct iw_obs_snap {
+	bool attached;
+	int ep_state;
+	int tcp_state;
+	u32 sk_wmem, sk_rmem;
+	u8 rev;
+	bool enhanced, crc, atomics;
+	u16 ird, ord;
+	u32 msn_send, msn_rreq, msn_term, msn_aresp;
+	u32 rx_msn[DDP_QN_COUNT];
+	int rx_state;
+	u32 orq, ird_queued, tx_pending, max_payload;
+	bool term_pending, draining, fin_sent;
+};
+
+static void iw_obs_snapshot(struct iw_qp *iqp, struct iw_obs_snap *s)
+{
+	unsigned long flags;
+	struct iw_ep *ep;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	/* as iw_qp_close takes it, from any context */
+	spin_lock_irqsave(&iqp->lock, flags);
+	ep = iqp->ep;
+	if (ep) {
+		s->attached = true;
+		spin_lock(&ep->lock);
+		s->ep_state = ep->state;
+		spin_unlock(&ep->lock);
+		s->rev = ep->rev;
+		s->enhanced = ep->enhanced;
+	}
+	/* close work clears iqp->sock under this lock before releasing it */
+	if (iqp->sock) {
+		struct sock *sk = iqp->sock->sk;
+
+		s->tcp_state = READ_ONCE(sk->sk_state);
+		s->sk_wmem = READ_ONCE(sk->sk_wmem_queued);
+		s->sk_rmem = atomic_read(&sk->sk_rmem_alloc);
+	} else {
+		s->tcp_state = -1;
+	}
+	s->crc = iqp->conn.crc;
+	s->atomics = iqp->conn.atomics;
+	s->ird = iqp->conn.ird;
+	s->ord = iqp->conn.ord;
+	s->orq = iqp->orq_tail - iqp->orq_head;
+	s->ird_queued = iqp->ird_tail - iqp->ird_head;
+	s->term_pending = iqp->term_pending;
+	spin_unlock_irqrestore(&iqp->lock, flags);
+
+	/*
+	 * The transmit (tx_mutex) and receive (socket lock) sides' own:
+	 * looked at without their locks, so a value may be a packet old.
+	 */
+	s->msn_send = READ_ONCE(iqp->msn_send);
+	s->msn_rreq = READ_ONCE(iqp->msn_rreq);
+	s->msn_term = READ_ONCE(iqp->msn_term);
+	s->msn_aresp = READ_ONCE(iqp->msn_aresp);
+	s->tx_pending = READ_ONCE(iqp->tx_len) - READ_ONCE(iqp->tx_off);
+	s->max_payload = READ_ONCE(iqp->max_payload);
+	s->draining = READ_ONCE(iqp->draining);
+	s->fin_sent = READ_ONCE(iqp->fin_sent);
+	s->rx_state = READ_ONCE(iqp->rx.state);
+	for (i = 0; i < DDP_QN_COUNT; i++)
+		s->rx_msn[i] = READ_ONCE(iqp->rx.msn[i]);
+}
+
+static int iw_obs_put(struct sk_buff *msg, const struct iw_obs_snap *s)
+{
+	if (rdma_nl_put_driver_string(msg, "conn", !s->attached ? "none" :
+			IW_EP_STATE(s->ep_state)) ||
+	    rdma_nl_put_driver_string(msg, "tcp_state", s->tcp_state < 0 ?
+			"none" : IW_TCP_STATE(s->tcp_state)) ||
+	    rdma_nl_put_driver_u32(msg, "tcp_send_queued", s->sk_wmem) ||
+	    rdma_nl_put_driver_u32(msg, "tcp_recv_queued", s->sk_rmem) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_rev", s->rev) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_enhanced", s->enhanced) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_crc", s->crc) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_markers", 0) ||
+	    rdma_nl_put_driver_u32(msg, "atomics", s->atomics) ||
+	    rdma_nl_put_driver_u32(msg, "ird", s->ird) ||
+	    rdma_nl_put_driver_u32(msg, "ord", s->ord))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int iw_obs_put_qp(struct sk_buff *msg, const struct iw_obs_snap *s)
+{
+	if (iw_obs_put(msg, s) ||
+	    rdma_nl_put_driver_u32(msg, "tx_msn_send", s->msn_send) ||
+	    rdma_nl_put_driver_u32(msg, "tx_msn_read_req", s->msn_rreq) ||
+	    rdma_nl_put_driver_u32(msg, "tx_msn_terminate", s->msn_term) ||
+	    rdma_nl_put_driver_u32(msg, "tx_msn_atomic_resp", s->msn_aresp) ||
+	    rdma_nl_put_driver_u32(msg, "rx_msn_send",
+				   s->rx_msn[DDP_QN_SEND]) ||
+	    rdma_nl_put_driver_u32(msg, "rx_msn_read_req",
+				   s->rx_msn[DDP_QN_READ_REQ]) ||
+	    rdma_nl_put_driver_u32(msg, "rx_msn_atomic_resp",
+				   s->rx_msn[DDP_QN_ATOMIC_RESP]) ||
+	    rdma_nl_put_driver_string(msg, "rx_state",
+				      IW_RX_STATE(s->rx_state)) ||
+	    rdma_nl_put_driver_u32(msg, "reads_outstanding", s->orq) ||
+	    rdma_nl_put_driver_u32(msg, "read_replies_queued",
+				   s->ird_queued) ||
+	    rdma_nl_put_driver_u32(msg, "tx_buffered", s->tx_pending) ||
+	    rdma_nl_put_driver_u32(msg, "max_payload", s->max_payload) ||
+	    rdma_nl_put_driver_u32(msg, "terminate_pending", s->term_pending) ||
+	    rdma_nl_put_driver_u32(msg, "draining", s->draining) ||
+	    rdma_nl_put_driver_u32(msg, "fin_sent", s->fin_sent))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* rdma res show qp -dd (restrack.c opens the table). */
+int iw_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
+{
+	struct iw_obs_snap s;
+
+	iw_obs_snapshot(to_iwqp(qp), &s);
+	return iw_obs_put_qp(msg, &s);
+}
+
+/*
+ * Is @qp the one rdma_cm id @id connected? A kernel ULP's id names its
+ * QP; for a user's id (librdmacm creates the QP through uverbs) only the
+ * iw_cm id of the QP's connection leads back: rdma_cm makes its private
+ * id, whose first member is the rdma_cm_id, the iw_cm id's context. The
+ * pointers are compared, never followed. Under RCU (the QP's tp_priv
+ * outlives it, qp.c).
+ */
+static bool iw_obs_qp_of(struct srdma_qp *qp, struct rdma_cm_id *id)
+{
+	struct iw_qp *iqp = qp->tp_priv;
+	unsigned long flags;
+	bool match;
+
+	if (&qp->ibqp == READ_ONCE(id->qp))
+		return true;
+	if (!iqp)
+		return false;
+	/* close work detaches the ep here before it lets go of its cm_id */
+	spin_lock_irqsave(&iqp->lock, flags);
+	match = iqp->ep && iqp->ep->cm_id &&
+		iqp->ep->cm_id->context == (void *)id;
+	spin_unlock_irqrestore(&iqp->lock, flags);
+	return match;
+}
+
+/* rdma res show cm_id -dd: the connection of the QP the id owns. */
+int iw_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id)
+{
+	struct srdma_dev *dev = to_sdev(id->device);
+	struct srdma_qp *qp, *found = NULL;
+	struct iw_obs_snap s;
+	struct nlattr *table;
+	unsigned long index;
+	u32 qpn;
+
+	rcu_read_lock();
+	xa_for_each(&dev->qps, index, qp) {
+		if (iw_obs_qp_of(qp, id) && refcount_inc_not_zero(&qp->ref)) {
+			found = qp;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!found)
+		return 0;
+	if (!found->tp_priv) {
+		srdma_qp_put(found);
+		return 0;
+	}
+	iw_obs_snapshot(to_iwqp(found), &s);
+	qpn = found->ibqp.qp_num;
+	srdma_qp_put(found);
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "qpn", qpn) || iw_obs_put(msg, &s)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
