@@ -19,7 +19,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,25 +27,11 @@
 #include <rdma/rdma_verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "cm_util.h"
+#include "verbs_util.h"
+
 #define STEP_MS		10000
 #define READ_SIZE	(16 << 20)
-
-/* The next event on @ch within @ms: its type (the event acked), or -1. */
-static int next_event(struct rdma_event_channel *ch, int ms,
-		      struct rdma_cm_id **id)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	int type;
-
-	if (poll(&p, 1, ms) != 1 || rdma_get_cm_event(ch, &ev))
-		return -1;
-	type = ev->event;
-	if (id)
-		*id = ev->id;
-	rdma_ack_cm_event(ev);
-	return type;
-}
 
 /* A PD, a CQ and an RC QP on @id. */
 static int make_qp(struct rdma_cm_id *id)
@@ -82,14 +67,15 @@ static int unanswered(struct rdma_addrinfo *res)
 	}
 	printf("listening\n");
 	fflush(stdout);
-	if (next_event(ch, 60000, &id) != RDMA_CM_EVENT_CONNECT_REQUEST) {
+	if (cm_next_event(ch, 60000, &id, NULL) !=
+	    RDMA_CM_EVENT_CONNECT_REQUEST) {
 		fprintf(stderr, "no connection request\n");
 		return 1;
 	}
 	printf("connection request: never answered\n");
 	fflush(stdout);
 	/* the peer has 10 s of deadline and a margin to see it closed */
-	ev = next_event(ch, 25000, NULL);
+	ev = cm_next_event(ch, 25000, NULL, NULL);
 	if (ev >= 0) {
 		fprintf(stderr, "unexpected event %s\n", rdma_event_str(ev));
 		return 1;
@@ -114,24 +100,16 @@ static int unanswered(struct rdma_addrinfo *res)
  */
 static int rereg_access(struct ibv_mr *mr, int access)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_rereg_mr cmd;
-	} req;
 	struct ib_uverbs_rereg_mr_resp resp;
+	struct ib_uverbs_rereg_mr cmd = {
+		.response = (uintptr_t)&resp,
+		.mr_handle = mr->handle,
+		.flags = IBV_REREG_MR_CHANGE_ACCESS,
+		.access_flags = access,
+	};
 
-	memset(&req, 0, sizeof(req));
-	memset(&resp, 0, sizeof(resp));
-	req.hdr.command = IB_USER_VERBS_CMD_REREG_MR;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.mr_handle = mr->handle;
-	req.cmd.flags = IBV_REREG_MR_CHANGE_ACCESS;
-	req.cmd.access_flags = access;
-	if (write(mr->context->cmd_fd, &req, sizeof(req)) != sizeof(req))
-		return -1;
-	return 0;
+	return uverbs_write(mr->context, IB_USER_VERBS_CMD_REREG_MR, &cmd,
+			    sizeof(cmd), sizeof(resp)) ? -1 : 0;
 }
 
 static int read_rereg(struct rdma_addrinfo *res, const char *flag)
@@ -149,9 +127,9 @@ static int read_rereg(struct rdma_addrinfo *res, const char *flag)
 	buf = malloc(READ_SIZE);
 	if (!ch || !buf || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
 	    rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000) ||
-	    next_event(ch, STEP_MS, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED ||
+	    cm_next_event(ch, STEP_MS, NULL, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED ||
 	    rdma_resolve_route(id, 2000) ||
-	    next_event(ch, STEP_MS, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED ||
+	    cm_next_event(ch, STEP_MS, NULL, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED ||
 	    make_qp(id)) {
 		perror("resolve/create qp");
 		return 1;
@@ -165,7 +143,7 @@ static int read_rereg(struct rdma_addrinfo *res, const char *flag)
 		return 1;
 	}
 	if (rdma_connect(id, &cp) ||
-	    next_event(ch, 30000, NULL) != RDMA_CM_EVENT_ESTABLISHED) {
+	    cm_next_event(ch, 30000, NULL, NULL) != RDMA_CM_EVENT_ESTABLISHED) {
 		fprintf(stderr, "connect failed\n");
 		return 1;
 	}
@@ -193,7 +171,7 @@ static int read_rereg(struct rdma_addrinfo *res, const char *flag)
 	printf("REMOTE_READ taken away, buffer rewritten\n");
 	fflush(stdout);
 	/* the reply fails: the QP errors, the connection closes */
-	ev = next_event(ch, 30000, NULL);
+	ev = cm_next_event(ch, 30000, NULL, NULL);
 	printf("event after rereg: %s\n", ev < 0 ? "none" : rdma_event_str(ev));
 	do {
 		n = ibv_poll_cq(id->qp->send_cq, 1, &wc);

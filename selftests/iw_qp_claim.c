@@ -11,11 +11,12 @@
  *   iw_qp_claim ADDR PORT
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <rdma/rdma_cma.h>
+
+#include "cm_util.h"
 
 #define STEP_MS	10000
 
@@ -25,21 +26,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The next event on @ch within @ms; its type, or -1. */
-static int next_event(struct rdma_event_channel *ch, int ms, int *status)
-{
-	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	int type;
-
-	if (poll(&p, 1, ms) != 1 || rdma_get_cm_event(ch, &ev))
-		return -1;
-	type = ev->event;
-	*status = ev->status;
-	rdma_ack_cm_event(ev);
-	return type;
 }
 
 /* An id on @ch with its address and route resolved to ADDR:PORT. */
@@ -60,9 +46,9 @@ static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch,
 		return NULL;
 	}
 	if (rdma_resolve_addr(id, NULL, res->ai_dst_addr, 2000) ||
-	    next_event(ch, STEP_MS, &st) != RDMA_CM_EVENT_ADDR_RESOLVED ||
+	    cm_next_event(ch, STEP_MS, NULL, &st) != RDMA_CM_EVENT_ADDR_RESOLVED ||
 	    rdma_resolve_route(id, 2000) ||
-	    next_event(ch, STEP_MS, &st) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
+	    cm_next_event(ch, STEP_MS, NULL, &st) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
 		fprintf(stderr, "address/route resolution failed\n");
 		rdma_destroy_id(id);
 		id = NULL;
@@ -133,7 +119,7 @@ int main(int argc, char **argv)
 	rdma_destroy_qp(id1);
 	took = now() - t0;
 	printf("destroy_qp during set-up took %.2f s\n", took);
-	ev = next_event(ch1, STEP_MS, &st);
+	ev = cm_next_event(ch1, STEP_MS, NULL, &st);
 	printf("first id's event: %s (status %d)\n",
 	       ev < 0 ? "none" : rdma_event_str(ev), st);
 	/* ended by the destroy, not by the set-up timeout (10 s) */

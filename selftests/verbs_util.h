@@ -64,27 +64,44 @@ static inline int qp_rtr_rts(struct ibv_qp *qp, uint32_t dqpn, int gid_index,
 }
 
 /*
- * librxe's send doorbell, rung by hand: a POST_SEND command with no work
- * requests, written to the context's command fd. 0 or -errno.
+ * One uverbs write-ABI command: @cmd (@len bytes, whose first field is the
+ * response pointer) behind a header naming @command, written to the
+ * context's command fd. For what rdma-core 44's librxe never sends itself.
+ * 0 or -errno.
  */
-static inline int rxe_doorbell(struct ibv_qp *qp)
+static inline int uverbs_write(struct ibv_context *ctx, uint32_t command,
+			       const void *cmd, size_t len, size_t resp_len)
 {
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_post_send cmd;
-	} c;
-	struct ib_uverbs_post_send_resp resp;
+		uint64_t body[16];
+	} req;
+	size_t total = sizeof(req.hdr) + len;
 
-	memset(&c, 0, sizeof(c));
-	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-	c.hdr.in_words = sizeof(c) / 4;
-	c.hdr.out_words = sizeof(resp) / 4;
-	c.cmd.response = (uintptr_t)&resp;
-	c.cmd.qp_handle = qp->handle;
-	c.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-	if (write(qp->context->cmd_fd, &c, sizeof(c)) != sizeof(c))
+	if (len > sizeof(req.body))
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.hdr.command = command;
+	req.hdr.in_words = total / 4;
+	req.hdr.out_words = resp_len / 4;
+	memcpy(req.body, cmd, len);
+	if (write(ctx->cmd_fd, &req, total) != (ssize_t)total)
 		return -errno;
 	return 0;
+}
+
+/* librxe's send doorbell, rung by hand: a POST_SEND with no work requests. */
+static inline int rxe_doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ib_uverbs_post_send cmd = {
+		.response = (uintptr_t)&resp,
+		.qp_handle = qp->handle,
+		.wqe_size = sizeof(struct ib_uverbs_send_wr),
+	};
+
+	return uverbs_write(qp->context, IB_USER_VERBS_CMD_POST_SEND, &cmd,
+			    sizeof(cmd), sizeof(resp));
 }
 
 #endif
