@@ -174,8 +174,8 @@ stop_peers_of_failure() {
 }
 watcher=
 if [ "$hosts" -gt 1 ]; then
-	# (its sleeps must not hold a caller's pipe open)
-	stop_peers_of_failure > /dev/null 2>&1 &
+	# (its sleeps must not hold a caller's pipe open, nor VM_LOCK past our exit)
+	stop_peers_of_failure > /dev/null 2>&1 8>&- &
 	watcher=$!
 fi
 
@@ -223,6 +223,11 @@ for ((i = 1; i <= hosts; i++)); do
 		fi
 	fi
 done
-[ -z "$watcher" ] || kill "$watcher" 2> /dev/null || true
+# its sleep, too: it would keep a caller's flock on the VM lock held
+if [ -n "$watcher" ]; then
+	kill -STOP "$watcher" 2> /dev/null || true
+	pkill -P "$watcher" 2> /dev/null || true
+	kill -KILL "$watcher" 2> /dev/null || true
+fi
 say "VM run $name done in $(elapsed "$t0")s: status $status"
 exit "$status"
