@@ -82,16 +82,60 @@ srdma_cleanup() {
 	unload_srdma
 }
 
-# res_clean DEV: rdma res counts nothing on DEV but ib_core's own objects
-# (QP1's PD, CQ and QP); no context, SRQ, MR or rdma_cm ID is left.
+# dev_down KIND DEV: delete DEV and unload what `mkdev KIND` loaded
+# (srdma, rdma_rxe or the siw peer). Quiet if nothing is there.
+dev_down() {
+	if rdma_dev_exists "$2"; then
+		timeout 10 rdma link del "$2" || return 1
+	fi
+	case "$1" in
+	sroce | siwarp) unload_srdma ;;
+	rxe) module_absent rdma_rxe || timeout 60 modprobe -r rdma_rxe ;;
+	siw) module_absent siw || timeout 60 rmmod siw ;;
+	esac
+}
+
+# kind_available KIND: the module `mkdev KIND` loads is there to load
+# (srdma is always; rdma_rxe ships with most kernels; siw is built by
+# tools/siw-peer.sh and passed as SIW_KO).
+kind_available() {
+	case "$1" in
+	sroce | siwarp) return 0 ;;
+	rxe) modinfo rdma_rxe > /dev/null 2>&1 ;;
+	siw) [ -r "${SIW_KO:-$REPO/build/siw/siw.ko}" ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# res_clean DEV [CQS]: rdma res counts nothing on DEV but ib_core's own
+# objects (QP1's PD, CQ and QP, and CQS more CQs); no context, SRQ, MR or
+# rdma_cm ID is left.
 res_clean() {
 	local out
 	out=$(timeout 20 rdma res show "$1") || return 1
 	echo "$out"
-	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
+	awk -v cqs="${2:-0}" '
+	     { for (i = 1; i < NF; i++) if ($i ~ /^(pd|cq|qp|mr|srq|ctx|cm_id)$/) n[$i] = $(i + 1) }
 	     END { exit !(n["ctx"] == 0 && n["srq"] + 0 == 0 && n["mr"] + 0 == 0 &&
 			   n["cm_id"] + 0 == 0 && n["pd"] + 0 <= 1 &&
-			   n["cq"] + 0 <= 1 && n["qp"] + 0 <= 1) }' <<< "$out"
+			   n["cq"] + 0 <= 1 + cqs && n["qp"] + 0 <= 1) }' <<< "$out"
+}
+
+# pooled_cqs DEV: CQs of ib_core's shared pool (ib_cq_pool_get: nvme-rdma,
+# nvmet-rdma) that no QP uses any more. The pool keeps them until the
+# device goes away.
+pooled_cqs() {
+	local out
+	out=$(timeout 20 rdma res show cq) || return 1
+	grep -cE "^dev $1 .* users 0 .*\[ib_core\]" <<< "$out" || true
+}
+
+# ulp_res_clean DEV: res_clean after a kernel ULP, its pooled CQs aside.
+ulp_res_clean() {
+	local pooled
+	pooled=$(pooled_cqs "$1") || return 1
+	echo "ib_core's CQ pool: $pooled idle"
+	res_clean "$1" "$pooled"
 }
 
 # run_sroce_test NAME SECS: a kselftest_harness C test on a fresh sroce0

@@ -188,6 +188,8 @@ for kind in sroce siwarp; do
 		t "$dev: tracepoints record FPDUs, QP states and MPA steps" traced "$dev" \
 			"srdma_iw_tx: $dev qpn [0-9]+ opcode [0-9]+( last)? $fpdu_re" \
 			"srdma_iw_rx: $dev qpn [0-9]+ opcode [0-9]+" \
+			"srdma_iw_read_req: $dev qpn [0-9]+ sent size [1-9][0-9]* src stag 0x[0-9a-f]+ to 0x" \
+			"srdma_iw_read_req: $dev qpn [0-9]+ received size [1-9][0-9]* src stag 0x[0-9a-f]+ to 0x" \
 			"srdma_iw_cm: $dev connect peer" \
 			"srdma_iw_cm: $dev mpa request sent peer [0-9.:]+ err 0 rev 2" \
 			"srdma_iw_cm: $dev mpa reply sent" \

@@ -3,17 +3,20 @@
 # vm-hosts: 2
 # timeout: 900
 # A kernel ULP end to end: NFS v4.2 over RDMA (svcrdma on host1, xprtrdma
-# on host2) over sroce (and siwarp, see below). host1 serves a tmpfs on "rdma
-# 20049"; host2 mounts it with proto=rdma, writes a file, mounts again
-# and reads it back, host1 checks the file on its side; then no RDMA
-# object is left and srdma unloads. NFS/RDMA's WRITE payload is pulled
-# by the server with RDMA READs (rdma_rw: on iWARP into MRs with
-# IB_WR_RDMA_READ_WITH_INV), READ replies pushed with RDMA WRITEs into
-# the client's FRWR MRs, and the client invalidates them remotely or
-# locally. ULP_NFS_MB (default 8) is the file's size in MiB,
-# ULP_NFS_KINDS (default "sroce") the transports, in order. Over siwarp the
-# mount succeeds but the first write hangs (an open defect, see
-# Documentation/iwarp.rst): ULP_NFS_KINDS="sroce siwarp" shows it.
+# on host2) over sroce and siwarp. host1 serves a tmpfs on "rdma 20049";
+# host2 mounts it with proto=rdma, writes a file, mounts again and reads
+# it back, host1 checks the file on its side; then no RDMA object is left
+# and the device's module unloads. NFS/RDMA's WRITE payload is pulled by
+# the server with RDMA READs (rdma_rw: on iWARP into MRs with
+# IB_WR_RDMA_READ_WITH_INV), READ replies pushed with RDMA WRITEs into the
+# client's FRWR MRs, and the client invalidates them remotely or locally.
+# The write and read rates are printed as TAP diagnostics.
+#
+# The same runs on the reference peers, rdma_rxe and upstream siw (both
+# hosts), for figures to compare; a peer module that is not there is
+# skipped. ULP_NFS_MB (default 32) is the file's size in MiB; ULP_NFS_KINDS
+# (default "sroce siwarp rxe siw", spaces or commas) the device kinds, in
+# order.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,8 +31,14 @@ for m in nfsd nfsv4 rpcrdma; do
 	modinfo "$m" > /dev/null 2>&1 || tap_skip_all "kernel module $m missing"
 done
 me=$VM_HOST
-read -r -a kinds <<< "${ULP_NFS_KINDS:-sroce}"
-mb=${ULP_NFS_MB:-8}
+ULP_NFS_KINDS=${ULP_NFS_KINDS:-sroce siwarp rxe siw}
+skipped=()
+kinds=()
+for k in ${ULP_NFS_KINDS//,/ }; do
+	if kind_available "$k"; then kinds+=("$k"); else skipped+=("$k"); fi
+done
+[ "${#kinds[@]}" -gt 0 ] || tap_skip_all "no usable kind in: $ULP_NFS_KINDS"
+mb=${ULP_NFS_MB:-32}
 SERVER=192.0.2.11
 PORT=20049
 EXPORT=/srv/ulp_nfs
@@ -88,16 +97,31 @@ nfs_umount() {
 	timeout 60 umount "$MNT" && ! mountpoint -q "$MNT"
 }
 nfs_remount() { nfs_umount && nfs_mount; }
-client_write() { # KIND
+# timed NAME CMD...: run CMD, keep its time in ms in $work/NAME.ms
+timed() {
+	local name=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	"$@" || return 1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000)) > "$work/$name.ms"
+	echo "$name: $(cat "$work/$name.ms") ms"
+}
+client_write() { # KIND: written through to the server (fsync)
 	pattern "$1" > "$work/$1.bin" &&
-		timeout 180 dd if="$work/$1.bin" of="$MNT/$1.bin" bs=1M conv=fsync status=none
+		timed "$1-write" timeout 180 dd if="$work/$1.bin" of="$MNT/$1.bin" \
+			bs=1M conv=fsync status=none
 }
 client_read() { # KIND: a new mount, nothing cached
-	local t0 t1
-	t0=$(date +%s%N)
-	timeout 180 cmp "$work/$1.bin" "$MNT/$1.bin" || return 1
-	t1=$(date +%s%N)
-	echo "read $mb MiB in $(((t1 - t0) / 1000000)) ms"
+	timed "$1-read" timeout 180 cmp "$work/$1.bin" "$MNT/$1.bin"
+}
+rate() { # NAME: "N ms, M MB/s" for $mb MiB, or "-"
+	[ -r "$work/$1.ms" ] || { echo -; return; }
+	awk -v ms="$(cat "$work/$1.ms")" -v mb="$mb" \
+		'BEGIN { printf "%d ms, %.1f MB/s", ms, mb * 1.048576 / (ms > 0 ? ms : 1) * 1000 }'
+}
+figures() { # KIND
+	diag "$1: NFS write $mb MiB: $(rate "$1-write"); read $mb MiB: $(rate "$1-read")"
 }
 client_down() {
 	mountpoint -q "$MNT" && timeout 60 umount -f "$MNT"
@@ -109,11 +133,12 @@ ulp_log_clean() { # MARK
 	bad=$(kmsg_since "$1" | grep -E 'rpcrdma.*(not supported|only)|RPC/RDMA|Listener dead|nfs: server .* not responding|nfsd.*(error|fail)')
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
-res_gone() { wait_for 30 res_clean dev0; }
+res_gone() { wait_for 30 ulp_res_clean dev0; }
 
 tap_cleanup() {
+	local k
 	if [ "$me" = 1 ]; then server_down; else client_down; fi
-	srdma_cleanup dev0
+	for k in "${kinds[@]}"; do dev_down "$k" dev0; done
 	rm -rf "$work"
 }
 
@@ -122,6 +147,7 @@ if [ "$me" = 1 ]; then
 else
 	tap_plan $((${#kinds[@]} * 12))
 fi
+[ "${#skipped[@]}" = 0 ] || diag "not there, skipped: ${skipped[*]}"
 STEP_TIMEOUT=300
 for kind in "${kinds[@]}"; do
 	kmsg_mark "ulp_nfs-$kind"
@@ -141,8 +167,9 @@ for kind in "${kinds[@]}"; do
 		t "$kind: read $mb MiB back, byte for byte" client_read "$kind"
 		t "$kind: umount" nfs_umount
 		t "$kind: tell the server" tcp_barrier
+		figures "$kind"
 	fi
 	t "host$me: $kind: no RPC-over-RDMA errors in the kernel log" ulp_log_clean "ulp_nfs-$kind"
 	t "host$me: $kind: rdma res empty" res_gone
-	t "host$me: $kind: dev0 deleted, srdma unloaded" srdma_cleanup dev0
+	t "host$me: $kind: dev0 deleted, its module unloaded" dev_down "$kind" dev0
 done

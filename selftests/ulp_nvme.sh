@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-hosts: 2
-# timeout: 900
+# timeout: 1200
 # A kernel ULP end to end: NVMe over Fabrics (nvmet-rdma target on host1,
 # nvme-rdma host on host2) over sroce, then over siwarp. host1 exports a
 # brd ramdisk; host2 connects with nvme-cli, runs fio 4k randwrite with
 # crc32c verify, writes a pattern that host1 then checks on the ramdisk
 # and reads one that host1 wrote there, and disconnects. Then nothing is
-# left: no rdma_cm ID, QP or MR, and srdma unloads.
+# left but ib_core's own objects (QP1's, and the idle CQs of its shared
+# CQ pool, which it keeps until the device goes): no rdma_cm ID, QP or
+# MR; the device's module unloads.
 #
 # What this covers that the verbs tools do not: fast registration
 # (IB_WR_REG_MR of many-page MRs), send with invalidate, local
@@ -15,8 +17,12 @@
 # READs into MRs, IB_WR_RDMA_READ_WITH_INV), IRD/ORD through iw_cm, CQ
 # polling from softirq and workqueues, ib_drain_qp.
 #
-# ULP_NVME_SIZE (default 32M) is fio's size; ULP_NVME_KINDS (default
-# "sroce siwarp") the transports, in order.
+# fio's bandwidth and the 1 MiB writes' and reads' rates are printed as
+# TAP diagnostics. The same runs on the reference peers, rdma_rxe and
+# upstream siw (both hosts), for figures to compare; a peer module that is
+# not there is skipped. ULP_NVME_SIZE (default 32M) is fio's size;
+# ULP_NVME_KINDS (default "sroce siwarp rxe siw", spaces or commas) the
+# device kinds, in order.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +37,13 @@ for m in nvmet nvmet-rdma nvme-rdma brd; do
 	modinfo "$m" > /dev/null 2>&1 || tap_skip_all "kernel module $m missing"
 done
 me=$VM_HOST
-read -r -a kinds <<< "${ULP_NVME_KINDS:-sroce siwarp}"
+ULP_NVME_KINDS=${ULP_NVME_KINDS:-sroce siwarp rxe siw}
+skipped=()
+kinds=()
+for k in ${ULP_NVME_KINDS//,/ }; do
+	if kind_available "$k"; then kinds+=("$k"); else skipped+=("$k"); fi
+done
+[ "${#kinds[@]}" -gt 0 ] || tap_skip_all "no usable kind in: $ULP_NVME_KINDS"
 size=${ULP_NVME_SIZE:-32M}
 
 NQN=nqn.2014-08.org.srdma:ulp-nvme
@@ -43,7 +55,7 @@ CFG=/sys/kernel/config/nvmet
 RAM_MB=64		# brd size; fio uses the start of it
 PAT_A_MB=40		# host2 writes pattern A here, host1 checks it
 PAT_B_MB=48		# host1 writes pattern B here, host2 reads it
-PAT_MB=4
+PAT_MB=8
 work=$(mktemp -d /tmp/ulp_nvme.XXXXXX)
 
 # pattern SEED: PAT_MB MiB of pseudo-random bytes, the same on both hosts
@@ -129,19 +141,29 @@ host_fio() { # KIND
 	cat "$work/fio-$1.txt"
 	return "$rc"
 }
+# timed NAME CMD...: run CMD, keep its time in ms in $work/NAME.ms
+timed() {
+	local name=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	"$@" || return 1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000)) > "$work/$name.ms"
+	echo "$name: $(cat "$work/$name.ms") ms"
+}
 host_write_a() { # KIND: large writes (many-page MRs, rdma_rw READs)
 	local dev
 	dev=$(ns_dev) || return 1
 	pattern "A-$1" > "$work/a" &&
-		timeout 120 dd if="$work/a" of="$dev" bs=1M seek="$PAT_A_MB" \
-			oflag=direct conv=fsync status=none
+		timed "$1-write" timeout 120 dd if="$work/a" of="$dev" bs=1M \
+			seek="$PAT_A_MB" oflag=direct conv=fsync status=none
 }
 host_read_b() { # KIND: large reads (RDMA WRITEs, send with invalidate)
 	local dev
 	dev=$(ns_dev) || return 1
 	pattern "B-$1" > "$work/b.want" &&
-		timeout 120 dd if="$dev" of="$work/b.got" bs=1M skip="$PAT_B_MB" \
-			count="$PAT_MB" iflag=direct status=none &&
+		timed "$1-read" timeout 120 dd if="$dev" of="$work/b.got" bs=1M \
+			skip="$PAT_B_MB" count="$PAT_MB" iflag=direct status=none &&
 		cmp "$work/b.want" "$work/b.got"
 }
 host_disconnect() {
@@ -160,14 +182,23 @@ ulp_log_clean() { # MARK
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 fio_figures() { # KIND: fio's bandwidth lines as TAP diagnostics
-	[ -r "$work/fio-$1.txt" ] && diag "$1: $(grep -E '^ +(READ|WRITE): bw=' "$work/fio-$1.txt" |
+	[ -r "$work/fio-$1.txt" ] && diag "$1: fio 4k: $(grep -E '^ +(READ|WRITE): bw=' "$work/fio-$1.txt" |
 		sed 's/^ *//; s/, io=.*//' | paste -sd ';')"
 }
-res_gone() { wait_for 30 res_clean dev0; }
+rate() { # NAME: "N ms, M MB/s" for $PAT_MB MiB, or "-"
+	[ -r "$work/$1.ms" ] || { echo -; return; }
+	awk -v ms="$(cat "$work/$1.ms")" -v mb="$PAT_MB" \
+		'BEGIN { printf "%d ms, %.1f MB/s", ms, mb * 1.048576 / (ms > 0 ? ms : 1) * 1000 }'
+}
+dd_figures() { # KIND
+	diag "$1: 1 MiB I/Os, write $PAT_MB MiB: $(rate "$1-write"); read $PAT_MB MiB: $(rate "$1-read")"
+}
+res_gone() { wait_for 30 ulp_res_clean dev0; }
 
 tap_cleanup() {
+	local k
 	if [ "$me" = 1 ]; then target_down; else host_down; fi
-	srdma_cleanup dev0
+	for k in "${kinds[@]}"; do dev_down "$k" dev0; done
 	rm -rf "$work"
 }
 
@@ -176,6 +207,7 @@ if [ "$me" = 1 ]; then
 else
 	tap_plan $((${#kinds[@]} * 13))
 fi
+[ "${#skipped[@]}" = 0 ] || diag "not there, skipped: ${skipped[*]}"
 STEP_TIMEOUT=450
 for kind in "${kinds[@]}"; do
 	kmsg_mark "ulp_nvme-$kind"
@@ -194,11 +226,12 @@ for kind in "${kinds[@]}"; do
 		fio_figures "$kind"
 		t "$kind: write ${PAT_MB} MiB pattern, 1 MiB I/Os" host_write_a "$kind"
 		t "$kind: read ${PAT_MB} MiB pattern, 1 MiB I/Os" host_read_b "$kind"
+		dd_figures "$kind"
 		t "$kind: nvme disconnect" host_disconnect
 		t "$kind: tell the target" tcp_barrier
 		t "$kind: nvme-rdma unloaded" timeout 60 modprobe -r nvme-rdma nvme-fabrics
 	fi
 	t "host$me: $kind: no nvme errors in the kernel log" ulp_log_clean "ulp_nvme-$kind"
 	t "host$me: $kind: rdma res empty" res_gone
-	t "host$me: $kind: dev0 deleted, srdma unloaded" srdma_cleanup dev0
+	t "host$me: $kind: dev0 deleted, its module unloaded" dev_down "$kind" dev0
 done

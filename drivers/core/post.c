@@ -23,6 +23,9 @@ static int srdma_write_send_wqe(struct srdma_qp *qp, const struct ib_send_wr *wr
 	k->ex.imm_data = wr->ex.imm_data;
 
 	switch (wr->opcode) {
+	case IB_WR_RDMA_READ_WITH_INV:
+		k->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		fallthrough;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:

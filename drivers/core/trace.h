@@ -115,6 +115,38 @@ DEFINE_EVENT(srdma_iw_fpdu, srdma_iw_rx,
 	TP_PROTO(const struct ib_qp *qp, const u8 *ddp, u32 len),
 	TP_ARGS(qp, ddp, len));
 
+/* An iWARP Read Request sent or received: what it asks for. */
+TRACE_EVENT(srdma_iw_read_req,
+	TP_PROTO(const struct ib_qp *qp, bool sent,
+		 const struct rdmap_read_req *rr),
+	TP_ARGS(qp, sent, rr),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&qp->device->dev))
+		__field(u32, qpn)
+		__field(bool, sent)
+		__field(u32, sink_stag)
+		__field(u64, sink_to)
+		__field(u32, size)
+		__field(u32, src_stag)
+		__field(u64, src_to)
+	),
+	TP_fast_assign(
+		srdma_assign_str(dev, dev_name(&qp->device->dev));
+		__entry->qpn = qp->qp_num;
+		__entry->sent = sent;
+		__entry->sink_stag = be32_to_cpu(rr->sink_stag);
+		__entry->sink_to = be64_to_cpu(rr->sink_to);
+		__entry->size = be32_to_cpu(rr->size);
+		__entry->src_stag = be32_to_cpu(rr->src_stag);
+		__entry->src_to = be64_to_cpu(rr->src_to);
+	),
+	TP_printk("%s qpn %u %s size %u src stag %#x to %#llx sink stag %#x to %#llx",
+		  __get_str(dev), __entry->qpn,
+		  __entry->sent ? "sent" : "received", __entry->size,
+		  __entry->src_stag, __entry->src_to, __entry->sink_stag,
+		  __entry->sink_to)
+);
+
 /* RoCE requester: what it sends again, and why. */
 TRACE_EVENT(srdma_retransmit,
 	TP_PROTO(const struct ib_qp *qp, const char *why, u32 psn, u32 next_psn,

@@ -244,6 +244,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 	};
 	int err;
 
+	trace_srdma_iw_read_req(&qp->ibqp, false, rr);
 	if (r.size) {
 		r.mem = srdma_rkey_check(qp, r.src_stag, r.src_to, r.size,
 					 IB_ACCESS_REMOTE_READ, &err);

@@ -124,6 +124,7 @@ static void iw_tx_read_req(struct iw_qp *iqp, struct srdma_swqe *w)
 	rr->size = cpu_to_be32(w->length);
 	rr->src_stag = cpu_to_be32(w->wr.wr.rdma.rkey);
 	rr->src_to = cpu_to_be64(w->wr.wr.rdma.remote_addr);
+	trace_srdma_iw_read_req(&iqp->qp->ibqp, true, rr);
 	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*rr));
 }
 
