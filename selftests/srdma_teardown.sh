@@ -121,7 +121,8 @@ iw_listening() { in_ns ss -ltn | grep -q "$iw_srv:7174"; }
 start_load() {
 	local srv
 	for srv in "$roce_srv" "$iw_srv"; do
-		ip netns exec "$ns" rping -s -P -a "$srv" -V -S 2048 -C 100000000 > /dev/null 2>&1 &
+		ip netns exec "$ns" rping -s -P -a "$srv" -V -S 2048 -C 100000000 \
+			> /dev/null 2>&1 &
 		pids+=($!)
 	done
 	wait_for 20 iw_listening || { echo "iWARP rping server not listening"; return 1; }
