@@ -25,6 +25,7 @@ tap_require_cmd rdma rping ip
 	tap_skip_all "not in a test VM (set SRDMA_TEST_NETDEV to run anyway)"
 ip netns list > /dev/null 2>&1 || tap_skip_all "no network namespace support"
 
+bin=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}
 rounds=${SRDMA_TEARDOWN_ROUNDS:-3}
 ns=srdma_td probe=srdma_td_probe
 ns_ino= # the inode of $ns, while it may have processes
@@ -260,6 +261,52 @@ netns_del_round() {
 	teardown_all
 }
 
+# A peer in init_net that sends an MPA request, then holds its socket
+# open: it never closes it, so a FIN sent to it is never answered. (exec:
+# run in the background, $! is the peer itself.)
+linger_peer() { # ADDR PORT
+	exec /usr/bin/python3 -c 'import socket, struct, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+pd = struct.pack(">HH", 1, 1)
+s.sendall(struct.pack(">16sBBH", b"MPA ID Req Frame", 0x10, 2, len(pd)) + pd)
+time.sleep(600)' "$1" "$2"
+}
+
+# The namespace's consumer (iw_owner) takes the peer's connection request
+# and exits without answering it: iw_cm rejects it, siwarp sends the MPA
+# reject and its FIN and keeps the socket until the peer's FIN, which
+# never comes. So when the namespace is deleted, a socket of siwarp's is
+# still in it, in FIN-WAIT-2, and no process is. The socket must not keep
+# the namespace: it is dismantled at once, and siwarp's pernet exit
+# resets the socket. (A socket holding a reference on its namespace kept
+# it until TCP gave the orphan up, a minute later.)
+netns_linger() {
+	local nsid peer rc=0 log=$TAP_LOGDIR/owner.log
+	topology || return 1
+	nsid=$(ns_nsid)
+	ip netns exec "$ns" "$bin/iw_owner" unanswered "$iw_srv" 7322 > "$log" 2>&1 &
+	pids+=($!)
+	wait_for 20 grep -q '^listening' "$log" || { echo "iw_owner not listening"; cat "$log"; return 1; }
+	linger_peer "$iw_srv" 7322 &
+	peer=$!
+	if ! wait_for 20 grep -q 'never answered' "$log"; then
+		echo "no request reached iw_owner:"; cat "$log"; kill "$peer"; return 1
+	fi
+	stop_users || rc=1
+	if ! wait_for 10 bash -c "ip netns exec $ns ss -tan | grep -q 'FIN-WAIT-2 .*$iw_srv:7322 '"; then
+		echo "no socket of siwarp's waiting for the peer's FIN:"; in_ns ss -tan; rc=1
+	fi
+	ip netns del "$ns"
+	wait_for 15 nsid_gone "$nsid" ||
+		{ echo "nsid $nsid of $ns still there 15 s after ip netns del"; ip netns list-id; rc=1; }
+	kill "$peer"
+	wait "$peer" 2> /dev/null
+	[ "$rc" = 0 ] || return 1
+	wait_for 60 links_gone vethR0 vethI0 || { echo "the veths into $ns are still there"; return 1; }
+	teardown_all
+	nothing_left
+}
+
 qp_destroy_round() {
 	topology && start_load || return 1
 	stop_users || return 1
@@ -296,7 +343,7 @@ still_works() {
 	timeout 60 rmmod srdma
 }
 
-tap_plan 7
+tap_plan 8
 STEP_TIMEOUT=$((rounds * 150))
 t "rmmod under load ($rounds rounds)" rounds_of rmmod_round
 t "rdma link del under load ($rounds rounds)" rounds_of link_del_round
@@ -304,5 +351,6 @@ t "ip link del of the netdev under load ($rounds rounds)" rounds_of netdev_del_r
 t "ip netns del under load, the namespace dismantled ($rounds rounds)" rounds_of netns_del_round
 t "QP destroy mid-transfer ($rounds rounds)" rounds_of qp_destroy_round
 STEP_TIMEOUT=180
+t "ip netns del with a close waiting for the peer: dismantled at once" netns_linger
 t "a fresh device still moves verified data, srdma unloads" still_works
 t "srdma not loaded" module_absent srdma
