@@ -11,7 +11,9 @@
 # SRDMA_CHECK_TESTS="a.sh b.sh" runs a subset; SRDMA_CHECK_KO tests another
 # build of srdma.ko; SRDMA_TIMEOUT_SCALE=N multiplies every time limit (the
 # debug kernel, tools/check-debug.sh); KVER (and SRDMA_KROOT) another kernel
-# (tools/check-612.sh). Exit 0 only if nothing failed.
+# (tools/check-612.sh); SRDMA_CHECK_ENV="VAR=VALUE ..." sets the tests'
+# own variables in every guest (SRDMA_TEARDOWN_ROUNDS=100, the fuzzers'
+# lengths). Exit 0 only if nothing failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -94,6 +96,9 @@ if ! make -s -C selftests > "$work/selftests-build.log" 2>&1; then
 fi
 
 read -r -a tests <<< "${SRDMA_CHECK_TESTS:-$(make -s --no-print-directory -C selftests list)}"
+guest_env=()
+read -r -a check_env <<< "${SRDMA_CHECK_ENV:-}"
+for e in ${check_env[@]+"${check_env[@]}"}; do guest_env+=(-e "$e"); done
 header() { sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "selftests/$1" | head -n 1; }
 
 # run_group NAME HOSTS TEST...: one VM run, then collect every test's results.
@@ -106,7 +111,7 @@ run_group() {
 	done
 	say "VM group $name ($hosts host(s)): $*"
 	"$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
-		-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" -- \
+		-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" ${guest_env[@]+"${guest_env[@]}"} -- \
 		"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
 	for ((i = 1; i <= hosts; i++)); do
 		out=build/vm/out/$run_label-$name/host$i

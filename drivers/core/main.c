@@ -98,9 +98,14 @@ static int __init srdma_init(void)
 	if (err)
 		goto err_cpu_wq;
 
-	err = register_module_notifier(&srdma_module_nb);
+	/* siwarp's sockets per namespace, ended by its pernet exit */
+	err = srdma_iw_net_init();
 	if (err)
 		goto err_net;
+
+	err = register_module_notifier(&srdma_module_nb);
+	if (err)
+		goto err_iw_net;
 
 	err = srdma_netdev_notifier_register();
 	if (err)
@@ -114,6 +119,8 @@ static int __init srdma_init(void)
 
 err_mod:
 	unregister_module_notifier(&srdma_module_nb);
+err_iw_net:
+	srdma_iw_net_exit();
 err_net:
 	srdma_net_exit();
 err_cpu_wq:
@@ -132,6 +139,8 @@ static void __exit srdma_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srdma_netdev_notifier_unregister();
 	unregister_module_notifier(&srdma_module_nb);
+	/* ends what siwarp sockets are left (lingering closes) everywhere */
+	srdma_iw_net_exit();
 	srdma_net_exit();
 	/*
 	 * Last, with every device gone: all of srdma's deferred work

@@ -755,6 +755,10 @@ struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
 /* roce/recv.c APIs: */
 int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
 
+/* iwarp/net.c APIs: */
+int srdma_iw_net_init(void);
+void srdma_iw_net_exit(void);
+
 /* Kernel version differences, some wrapping the prototypes above. */
 #include "compat.h"
 

@@ -22,8 +22,12 @@
  * listener is destroyed while the event waits in its queue), so it is
  * never given the endpoint: it carries a handle into iw_requests, whose
  * entry holds the reference. Exactly one of accept, reject, the accept
- * deadline and device removal erases the entry, and with it takes the
- * endpoint and its socket; a late accept or reject finds nothing.
+ * deadline, device removal and the namespace's exit erases the entry,
+ * and with it takes the endpoint and its socket; a late accept or reject
+ * finds nothing.
+ *
+ * Sockets hold no reference on their namespace; net.c counts them and
+ * ends them when the namespace goes.
  */
 #include <linux/inetdevice.h>
 #include <linux/tcp.h>
@@ -55,6 +59,7 @@ static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
 	INIT_WORK(&ep->setup_work, iw_setup_work);
 	timer_setup(&ep->timer, iw_setup_timeout, 0);
 	INIT_LIST_HEAD(&ep->half_open);
+	INIT_LIST_HEAD(&ep->net_node);
 	INIT_DELAYED_WORK(&ep->close_work, iw_close_work);
 	return ep;
 }
@@ -67,7 +72,7 @@ static void iw_listener_free(struct kref *ref)
 	kfree(l);
 }
 
-static void iw_listener_put(struct iw_listener *l)
+void iw_listener_put(struct iw_listener *l)
 {
 	kref_put(&l->ref, iw_listener_free);
 }
@@ -77,7 +82,7 @@ static void iw_ep_free(struct kref *ref)
 	struct iw_ep *ep = container_of(ref, struct iw_ep, ref);
 
 	if (ep->sock)
-		sock_release(ep->sock);
+		iw_ep_sock_close(ep, false);
 	if (ep->listener)
 		iw_listener_put(ep->listener);
 	kfree(ep);
@@ -134,30 +139,6 @@ static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
 		ev.provider_data = (void *)(uintptr_t)ep->handle;
 	return id->event_handler(id, &ev);
-}
-
-static int iw_sock_create(struct srdma_dev *dev, int family,
-			  struct socket **out)
-{
-	struct net *net = dev_net(dev->ndev);
-	struct socket *s;
-	int err;
-
-	err = sock_create_kern(net, family, SOCK_STREAM, IPPROTO_TCP, &s);
-	if (err)
-		return err;
-	/*
-	 * A kernel socket holds no reference on its namespace, and nothing
-	 * of ours would close it when the namespace goes: hold one, as a
-	 * user's socket does. Children accepted from a listener inherit it.
-	 */
-	s->sk->sk_net_refcnt = 1;
-	get_net_track(net, &s->sk->ns_tracker, GFP_KERNEL);
-	sock_inuse_add(net, 1);
-	sock_set_reuseaddr(s->sk);
-	tcp_sock_set_nodelay(s->sk);
-	*out = s;
-	return 0;
 }
 
 static int iw_addr_len(const struct sockaddr_storage *a)
@@ -365,6 +346,9 @@ static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
 	attr.cur_qp_state = READ_ONCE(qp->state);
 	if (!ours || !iw_qp_state_may_connect(attr.cur_qp_state))
 		return -ECONNRESET;
+	/* the exit closes what is connected; spare it the round trip */
+	if (iw_net_dying(ep->inet))
+		return -ENETDOWN;
 	/* from the state seen above only: a fatal error in between fails it */
 	err = srdma_modify_qp_locked(qp, &attr, IB_QP_STATE | IB_QP_CUR_STATE);
 	if (err)
@@ -553,12 +537,7 @@ static void iw_close_work(struct work_struct *work)
 	iw_qp_unclaim(qp, ep);
 
 	iw_obs_close(ep);
-	if (ep->abort)
-		sock_no_linger(sk);
-	else
-		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
-	sock_release(ep->sock);
-	ep->sock = NULL;
+	iw_ep_sock_close(ep, ep->abort);
 
 	if (ep->peer_closed)
 		iw_event(ep, ep->cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
@@ -583,12 +562,18 @@ static int iw_setup_check(struct iw_ep *ep)
 /* Active side: a socket bound where rdma_cm asked, connecting. */
 static int iw_active_start(struct iw_ep *ep)
 {
+	struct net *net = dev_net(ep->dev->ndev);
 	struct sockaddr_storage any;
 	int err;
 
-	err = iw_sock_create(ep->dev, ep->raddr.ss_family, &ep->sock);
+	err = iw_net_ep_enter(ep, net);
 	if (err)
 		return err;
+	err = iw_sock_create(net, ep->raddr.ss_family, &ep->sock);
+	if (err) {
+		iw_net_ep_leave(ep);
+		return err;
+	}
 	err = kernel_bind(ep->sock, (struct sockaddr *)&ep->laddr,
 			  iw_addr_len(&ep->laddr));
 	if (err == -EADDRINUSE) {
@@ -789,8 +774,10 @@ static void iw_request_expire(struct iw_ep *ep)
 		iw_request_end(ep);
 }
 
-/* Device removal: no accept or reject can come any more. */
-void iw_requests_flush(struct srdma_dev *dev)
+/* End every request @match picks: no accept or reject can come for it. */
+static void iw_requests_flush_if(bool (*match)(const struct iw_ep *ep,
+					       const void *arg),
+				 const void *arg)
 {
 	struct iw_ep *ep, *found;
 	unsigned long i;
@@ -799,7 +786,7 @@ void iw_requests_flush(struct srdma_dev *dev)
 		found = NULL;
 		xa_lock(&iw_requests);
 		xa_for_each(&iw_requests, i, ep) {
-			if (ep->dev == dev) {
+			if (match(ep, arg)) {
 				__xa_erase(&iw_requests, i);
 				found = ep;
 				break;
@@ -811,6 +798,29 @@ void iw_requests_flush(struct srdma_dev *dev)
 			iw_request_end(found);
 		}
 	} while (found);
+}
+
+static bool iw_request_of_dev(const struct iw_ep *ep, const void *dev)
+{
+	return ep->dev == dev;
+}
+
+/* Device removal: its requests end. */
+void iw_requests_flush(struct srdma_dev *dev)
+{
+	iw_requests_flush_if(iw_request_of_dev, dev);
+}
+
+/* The entry holds the endpoint's socket, so ep->inet is stable. */
+static bool iw_request_of_net(const struct iw_ep *ep, const void *in)
+{
+	return ep->inet == in;
+}
+
+/* The namespace is going (net.c): the requests on its sockets end. */
+void iw_requests_flush_net(struct iw_net *in)
+{
+	iw_requests_flush_if(iw_request_of_net, in);
 }
 
 /*
@@ -892,6 +902,21 @@ static void iw_accept_fail(struct iw_ep *ep)
 {
 	iw_mpa_send(ep, false, true, NULL, 0);
 	iw_ep_put(ep);
+}
+
+/*
+ * The namespace is going: end whatever the endpoint is doing, as for any
+ * connection abort (set-ups fail, connections close with their events).
+ * A request in iw_requests is the flush's (iw_requests_flush_net); one
+ * that accept took and is attaching fails to attach, or closes here on
+ * the exit's next round. The caller holds a reference; process context.
+ */
+void iw_ep_net_down(struct iw_ep *ep)
+{
+	if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags))
+		iw_ep_abort(ep);
+	else
+		iw_ep_close(ep, true);
 }
 
 int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
@@ -1004,9 +1029,12 @@ static void iw_accept_one(struct iw_listener *l, struct socket *ns)
 		return;
 	}
 	ep = iw_ep_alloc(l->dev, false);
+	/* last: a namespace that is going takes no new connection */
 	if (!ep || kernel_getsockname(ns, (struct sockaddr *)&ep->laddr) < 0 ||
-	    kernel_getpeername(ns, (struct sockaddr *)&ep->raddr) < 0) {
+	    kernel_getpeername(ns, (struct sockaddr *)&ep->raddr) < 0 ||
+	    iw_net_ep_enter(ep, sock_net(ns->sk))) {
 		kfree(ep);
+		sock_no_linger(ns->sk);
 		sock_release(ns);
 		spin_lock_bh(&l->lock);
 		l->nhalf--;
@@ -1057,7 +1085,7 @@ static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
 
 	if (l->nsocks == IW_MAX_LISTEN)
 		return -ENOSPC;
-	err = iw_sock_create(l->dev, a->ss_family, &s);
+	err = iw_sock_create(l->net, a->ss_family, &s);
 	if (err)
 		return err;
 	sk = s->sk;
@@ -1157,7 +1185,7 @@ static bool iw_addr_is_any(const struct sockaddr_storage *a)
 	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
 }
 
-static void iw_listener_stop(struct iw_listener *l)
+static void iw_listener_shut(struct iw_listener *l)
 {
 	struct iw_ep *ep;
 	int i;
@@ -1186,6 +1214,21 @@ static void iw_listener_stop(struct iw_listener *l)
 	wait_event(l->wq, !READ_ONCE(l->nhalf));
 }
 
+/*
+ * Close the listening sockets and end the set-ups behind them, once:
+ * iw_cm's destroy_listen and the namespace's exit may both ask.
+ */
+void iw_listener_stop(struct iw_listener *l)
+{
+	mutex_lock(&l->stop_lock);
+	if (!l->stopped) {
+		iw_listener_shut(l);
+		iw_net_listener_leave(l);
+		l->stopped = true;
+	}
+	mutex_unlock(&l->stop_lock);
+}
+
 int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct sockaddr_storage *a = &id->m_local_addr;
@@ -1199,11 +1242,19 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 		return -ENOMEM;
 	kref_init(&l->ref);
 	spin_lock_init(&l->lock);
+	mutex_init(&l->stop_lock);
 	INIT_LIST_HEAD(&l->half_open);
+	INIT_LIST_HEAD(&l->net_node);
 	init_waitqueue_head(&l->wq);
 	l->dev = to_sdev(id->device);
+	l->net = dev_net(l->dev->ndev);
 	l->cm_id = id;
 	INIT_WORK(&l->accept_work, iw_accept_work);
+	err = iw_net_listener_enter(l);
+	if (err) {
+		kfree(l);
+		return err;
+	}
 	backlog = clamp(backlog, 1, 1024);
 	if (iw_addr_is_any(a))
 		err = iw_listen_wildcard(l, a, backlog);

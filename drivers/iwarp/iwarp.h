@@ -7,6 +7,7 @@
  * rx.c      FPDU receive: parse from the socket, place into memory
  * tx.c      FPDU transmit: send queue, read responses, terminate
  * iwarp.c   transport hooks and per-QP state
+ * net.c     sockets per network namespace, ended by its pernet exit
  *
  * A connection endpoint (struct iw_ep) owns the socket from the first
  * SYN until close. Once MPA is done it is attached to its QP and the
@@ -52,6 +53,7 @@ enum iw_ep_state {
 };
 
 struct iw_listener;
+struct iw_net;
 
 /* iw_ep.flags: set-up events, set from callbacks and timers */
 enum {
@@ -85,6 +87,9 @@ struct iw_ep {
 	struct iw_cm_id *cm_id;		/* referenced with add_ref */
 	struct srdma_qp *qp;		/* referenced while attached */
 	struct iw_listener *listener;	/* passive, until handed over */
+	struct iw_net *inet;		/* while it owns a socket */
+	struct list_head net_node;	/* on inet's list, likewise */
+	unsigned int net_pass;		/* the netns exit's last look */
 
 	/*
 	 * Set-up never blocks a worker: socket callbacks and the deadline
@@ -116,11 +121,17 @@ struct iw_listener {
 	struct kref ref;
 	struct srdma_dev *dev;
 	struct iw_cm_id *cm_id;		/* referenced with add_ref */
+	struct net *net;		/* its sockets', counted in inet */
 	struct work_struct accept_work;
 	int nsocks;
 	struct socket *socks[IW_MAX_LISTEN];
 	void (*saved_data_ready)(struct sock *sk);
 	bool dying;
+	struct mutex stop_lock;		/* stop runs once, others wait */
+	bool stopped;
+	struct iw_net *inet;		/* until stopped */
+	struct list_head net_node;	/* on inet's list, likewise */
+	unsigned int net_pass;		/* the netns exit's last look */
 	spinlock_t lock;		/* half_open, nhalf */
 	struct list_head half_open;	/* endpoints in MPA set-up */
 	u32 nhalf;
@@ -255,6 +266,19 @@ void iw_ep_put(struct iw_ep *ep);
 void iw_ep_abort(struct iw_ep *ep);
 void iw_qp_detach(struct srdma_qp *qp);
 void iw_requests_flush(struct srdma_dev *dev);
+void iw_requests_flush_net(struct iw_net *in);
+void iw_ep_net_down(struct iw_ep *ep);
+void iw_listener_stop(struct iw_listener *l);
+void iw_listener_put(struct iw_listener *l);
+
+/* net.c */
+int iw_sock_create(struct net *net, int family, struct socket **out);
+int iw_net_ep_enter(struct iw_ep *ep, struct net *net);
+void iw_net_ep_leave(struct iw_ep *ep);
+void iw_ep_sock_close(struct iw_ep *ep, bool abort);
+int iw_net_listener_enter(struct iw_listener *l);
+void iw_net_listener_leave(struct iw_listener *l);
+bool iw_net_dying(struct iw_net *in);
 
 /* mpa.c */
 int iw_sock_send(struct socket *s, const void *buf, size_t len);
