@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-hosts: 2
-# timeout: 900
+# timeout: 600
 # The kernel's other RDMA ULPs end to end, in one boot of two VMs: host1
 # is the target, host2 the initiator, both on a srdma device.
 #
-#  iSER (sroce, then siwarp): a LIO target (ib_isert) set up with
+#  iSER (sroce; siwarp: see below): a LIO target (ib_isert) set up with
 #   targetcli exports a brd ramdisk through a block backstore on an iSCSI
 #   portal with iSER enabled, demo mode; open-iscsi (iscsid started by
 #   hand) discovers it and logs in over the "iser" interface.
@@ -27,8 +27,15 @@
 # immediate data and direct/indirect descriptors over fast registration,
 # RDS's many-connection rdma_cm use and its FRWR MR pools.
 #
+# iSER over siwarp is not in the default run: LIO puts an iSER portal
+# on a TCP portal of the same address and port, and a software iWARP
+# device (siwarp, like upstream siw) listens with a socket of the host's
+# TCP stack, so isert's rdma_listen() fails with -EADDRINUSE (-98) and
+# "enable_iser true" with "Cannot change iser". ULP_BLOCK_KINDS="sroce
+# siwarp" runs it anyway.
+#
 # ULP_BLOCK_SIZE (default 32M) is fio's size; ULP_BLOCK_KINDS (default
-# "sroce siwarp") the transports, in order.
+# "sroce") the transports, in order.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +57,7 @@ fi
 for m in $mods; do
 	modinfo "$m" > /dev/null 2>&1 || tap_skip_all "kernel module $m missing"
 done
-read -r -a kinds <<< "${ULP_BLOCK_KINDS:-sroce siwarp}"
+read -r -a kinds <<< "${ULP_BLOCK_KINDS:-sroce}"
 size=${ULP_BLOCK_SIZE:-32M}
 
 TARGET=192.0.2.11
