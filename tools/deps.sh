@@ -64,8 +64,9 @@ if dpkg --audit 2> /dev/null | grep -q .; then
 fi
 
 install "${pkgs[@]}"
-# Kernel ULP tests (selftests/ulp_*.sh): NVMe over Fabrics, NFS over RDMA.
-ulp_pkgs=(nvme-cli fio nfs-kernel-server nfs-common)
+# Kernel ULP tests (selftests/ulp_*.sh): NVMe over Fabrics, NFS over RDMA,
+# iSER and SRP (a LIO target set up with targetcli, open-iscsi, srptools).
+ulp_pkgs=(nvme-cli fio nfs-kernel-server nfs-common targetcli-fb open-iscsi srptools)
 install "${ulp_pkgs[@]}"
 
 # linux-source is versioned by major.minor of the kernel just installed
