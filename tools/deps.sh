@@ -68,6 +68,11 @@ install "${pkgs[@]}"
 # iSER and SRP (a LIO target set up with targetcli, open-iscsi, srptools).
 ulp_pkgs=(nvme-cli fio nfs-kernel-server nfs-common targetcli-fb open-iscsi srptools)
 install "${ulp_pkgs[@]}"
+# User-space stacks on verbs (selftests/ucx_mpi.sh): UCX and its
+# ucx_perftest, Open MPI over UCX (mpicc builds selftests/mpi_xfer.c),
+# libfabric's verbs provider and fi_pingpong.
+stack_pkgs=(ucx-utils libucx0 openmpi-bin libopenmpi-dev libfabric1 libfabric-bin)
+install "${stack_pkgs[@]}"
 
 # linux-source is versioned by major.minor of the kernel just installed
 # (the default kernel's: checkpatch, kselftest headers, the siw peer; and

@@ -75,6 +75,28 @@ static u32 srdma_cq_count(struct srdma_cq *cq)
 	return (cq->prod - srdma_cq_cons(cq)) & cq->q.index_mask;
 }
 
+/*
+ * struct ib_uverbs_wc has no field for the network header type of a RoCE
+ * UD receive. mlx5 puts it in the SL (bits 2:0: 1 IPv6, 2 IPv4), and UCX
+ * before 1.19 (Debian 12 ships 1.13) reads it from there on every verbs
+ * device to find the destination address in the GRH area: with SL 0 it
+ * takes an IPv4 packet for IPv6, compares bytes of the IPv4 header with
+ * its GIDs and drops every UD packet, so its UD wire-up times out (as on
+ * rdma_rxe). RoCE v2 carries no SL (srdma sends no VLAN tag): user space
+ * gets the type there the same way. The flag itself stays in the kernel:
+ * in user space its bit means IBV_WC_TM_DATA_VALID.
+ */
+static void srdma_fill_uwc_l3(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
+{
+	if (!(wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE))
+		return;
+	uwc->wc_flags &= ~IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (wc->network_hdr_type == RDMA_NETWORK_IPV4)
+		uwc->sl = 2;
+	else if (wc->network_hdr_type == RDMA_NETWORK_IPV6)
+		uwc->sl = 1;
+}
+
 static void srdma_fill_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 {
 	memset(uwc, 0, sizeof(*uwc));
@@ -92,6 +114,7 @@ static void srdma_fill_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->sl = wc->sl;
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	uwc->port_num = wc->port_num;
+	srdma_fill_uwc_l3(uwc, wc);
 }
 
 /*
