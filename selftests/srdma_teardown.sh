@@ -34,16 +34,16 @@ pids=()
 
 in_ns() { ip netns exec "$ns" "$@"; }
 
+# The processes in the namespace with inode INO, one find for all of them
+# (a stat per process costs seconds in the emulated guest).
+procs_in_netns() { # INO
+	find -L /proc/[0-9]*/ns/net -maxdepth 0 -inum "$1" 2> /dev/null |
+		cut -d/ -f3
+}
+
 # The processes in $ns, found by its inode: `ip netns del` drops the name
 # while they still run.
-ns_procs() {
-	local p
-	[ -n "$ns_ino" ] || return 0
-	for p in /proc/[0-9]*; do
-		[ "$(stat -L -c %i "$p/ns/net" 2> /dev/null)" = "$ns_ino" ] &&
-			echo "${p#/proc/}"
-	done
-}
+ns_procs() { [ -z "$ns_ino" ] || procs_in_netns "$ns_ino"; }
 no_ns_procs() { [ -z "$(ns_procs)" ]; }
 
 # Kill the users and wait until they are gone. Each is its own process
@@ -224,9 +224,8 @@ later_netns_dismantled() {
 # kernel stack), their TCP sockets and rdma_cm IDs. For a failure report.
 ns_holders() { # INO
 	local p pid
-	for p in /proc/[0-9]*; do
-		[ "$(stat -L -c %i "$p/ns/net" 2> /dev/null)" = "$1" ] || continue
-		pid=${p#/proc/}
+	for pid in $(procs_in_netns "$1"); do
+		p=/proc/$pid
 		echo "holder $pid: $(tr '\0' ' ' < "$p/cmdline") $(grep '^State' "$p/status")"
 		head -n 12 "$p/stack" 2> /dev/null
 		nsenter -t "$pid" -n ss -tan 2> /dev/null | head -n 20
