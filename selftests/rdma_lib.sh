@@ -278,3 +278,22 @@ s.bind(("", int(sys.argv[1])))
 s.listen(1)
 s.accept()' "$2"
 }
+
+# pattern_bytes SEED MIB: MIB MiB of pseudo-random bytes from SEED, the
+# same on every host (the ULP tests write on one, check on the other).
+pattern_bytes() {
+	/usr/bin/python3 -c 'import random, sys
+sys.stdout.buffer.write(random.Random(sys.argv[1]).randbytes(int(sys.argv[2]) << 20))' \
+		"$1" "$2"
+}
+
+# timed NAME CMD...: run CMD, keep its time in ms in $work/NAME.ms
+timed() {
+	local name=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	"$@" || return 1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000)) > "$work/$name.ms"
+	echo "$name: $(cat "$work/$name.ms") ms"
+}

@@ -75,11 +75,7 @@ SRPT_CFG=/sys/kernel/config/target/srpt
 work=$(mktemp -d /tmp/ulp_block.XXXXXX)
 
 # pattern SEED: PAT_MB MiB of pseudo-random bytes, the same on both hosts
-pattern() {
-	/usr/bin/python3 -c 'import random, sys
-sys.stdout.buffer.write(random.Random(sys.argv[1]).randbytes(int(sys.argv[2]) << 20))' \
-		"$1" "$PAT_MB"
-}
+pattern() { pattern_bytes "$1" "$PAT_MB"; }
 
 # peer_eui64 IP: the EUI-64 (16 hex digits) a RoCE port derives from the
 # peer's MAC: its node GUID and the interface ID of its GID 0.

@@ -46,11 +46,7 @@ MNT=/mnt/ulp_nfs
 work=$(mktemp -d /tmp/ulp_nfs.XXXXXX)
 
 # pattern SEED: $mb MiB of pseudo-random bytes, the same on both hosts
-pattern() {
-	/usr/bin/python3 -c 'import random, sys
-sys.stdout.buffer.write(random.Random(sys.argv[1]).randbytes(int(sys.argv[2]) << 20))' \
-		"$1" "$mb"
-}
+pattern() { pattern_bytes "$1" "$mb"; }
 
 ### server (host1)
 server_up() {
@@ -97,16 +93,6 @@ nfs_umount() {
 	timeout 60 umount "$MNT" && ! mountpoint -q "$MNT"
 }
 nfs_remount() { nfs_umount && nfs_mount; }
-# timed NAME CMD...: run CMD, keep its time in ms in $work/NAME.ms
-timed() {
-	local name=$1 t0 t1
-	shift
-	t0=$(date +%s%N)
-	"$@" || return 1
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000)) > "$work/$name.ms"
-	echo "$name: $(cat "$work/$name.ms") ms"
-}
 client_write() { # KIND: written through to the server (fsync)
 	pattern "$1" > "$work/$1.bin" &&
 		timed "$1-write" timeout 180 dd if="$work/$1.bin" of="$MNT/$1.bin" \

@@ -59,11 +59,7 @@ PAT_MB=8
 work=$(mktemp -d /tmp/ulp_nvme.XXXXXX)
 
 # pattern SEED: PAT_MB MiB of pseudo-random bytes, the same on both hosts
-pattern() {
-	/usr/bin/python3 -c 'import random, sys
-sys.stdout.buffer.write(random.Random(sys.argv[1]).randbytes(int(sys.argv[2]) << 20))' \
-		"$1" "$PAT_MB"
-}
+pattern() { pattern_bytes "$1" "$PAT_MB"; }
 
 ### target (host1)
 subsys=$CFG/subsystems/$NQN
@@ -140,16 +136,6 @@ host_fio() { # KIND
 		--output="$work/fio-$1.txt" || rc=$?
 	cat "$work/fio-$1.txt"
 	return "$rc"
-}
-# timed NAME CMD...: run CMD, keep its time in ms in $work/NAME.ms
-timed() {
-	local name=$1 t0 t1
-	shift
-	t0=$(date +%s%N)
-	"$@" || return 1
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000)) > "$work/$name.ms"
-	echo "$name: $(cat "$work/$name.ms") ms"
 }
 host_write_a() { # KIND: large writes (many-page MRs, rdma_rw READs)
 	local dev
