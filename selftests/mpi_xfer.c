@@ -15,20 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill_pattern.h"
+
 static void pattern(uint8_t *buf, size_t len, int rank, size_t size, int round)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)(round + 1) ^
-		     ((uint64_t)rank << 40) ^ size;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (!(i & 7)) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		buf[i] = x >> ((i & 7) * 8);
-	}
+	fill_pattern(buf, len, 0x9e3779b97f4a7c15ULL * (uint64_t)(round + 1) ^
+			       ((uint64_t)rank << 40) ^ size);
 }
 
 int main(int argc, char **argv)

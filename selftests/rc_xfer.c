@@ -20,6 +20,8 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#include "fill_pattern.h"
+
 struct peer_info {
 	uint64_t addr;
 	uint32_t rkey;
@@ -29,17 +31,7 @@ struct peer_info {
 /* The bytes of round @round: xorshift64, never all zero. */
 static void pattern(uint8_t *buf, size_t len, uint32_t round, uint32_t salt)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ULL * (round + 1) ^ salt;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (!(i & 7)) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-		}
-		buf[i] = x >> ((i & 7) * 8);
-	}
+	fill_pattern(buf, len, 0x9e3779b97f4a7c15ULL * (round + 1) ^ salt);
 }
 
 static size_t first_bad(const uint8_t *got, uint8_t *want, size_t len,
