@@ -297,3 +297,15 @@ timed() {
 	echo $(((t1 - t0) / 1000000)) > "$work/$name.ms"
 	echo "$name: $(cat "$work/$name.ms") ms"
 }
+
+# fio_verify NAME DEV SIZE OUT: 4k random writes of SIZE to block device
+# DEV, each read back and checked (crc32c); fio's report in OUT, shown.
+fio_verify() {
+	local rc=0
+	timeout 400 fio --name="$1" --filename="$2" --rw=randwrite \
+		--bs=4k --size="$3" --direct=1 --ioengine=libaio --iodepth=16 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output="$4" || rc=$?
+	cat "$4"
+	return "$rc"
+}

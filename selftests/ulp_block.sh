@@ -214,14 +214,9 @@ dd_rate() { # LOG: dd's summary line ("..., 1.2 MB/s") minus the counts
 	sed -n 's/.* copied, //p' "$1" | tail -n 1
 }
 disk_fio() { # TAG
-	local dev rc=0
+	local dev
 	dev=$(only_disk) || return 1
-	timeout 400 fio --name="$1" --filename="$dev" --rw=randwrite \
-		--bs=4k --size="$size" --direct=1 --ioengine=libaio --iodepth=16 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--output="$work/fio-$1.txt" || rc=$?
-	cat "$work/fio-$1.txt"
-	return "$rc"
+	fio_verify "$1" "$dev" "$size" "$work/fio-$1.txt"
 }
 disk_write_a() { # KIND ULP: large writes (many-page MRs, the target READs)
 	local dev

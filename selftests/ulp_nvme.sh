@@ -128,14 +128,9 @@ host_connect() {
 	[ "$bytes" = $((RAM_MB << 20)) ]
 }
 host_fio() { # KIND
-	local dev rc=0
+	local dev
 	dev=$(ns_dev) || return 1
-	timeout 400 fio --name="nvme-$1" --filename="$dev" --rw=randwrite \
-		--bs=4k --size="$size" --direct=1 --ioengine=libaio --iodepth=16 \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--output="$work/fio-$1.txt" || rc=$?
-	cat "$work/fio-$1.txt"
-	return "$rc"
+	fio_verify "nvme-$1" "$dev" "$size" "$work/fio-$1.txt"
 }
 host_write_a() { # KIND: large writes (many-page MRs, rdma_rw READs)
 	local dev
