@@ -148,6 +148,11 @@ traced() { # DEV ERE...
 	echo 1 > "$TRACEFS/events/srdma/enable"
 	echo 1 > "$TRACEFS/tracing_on"
 	xfer 4 4096 7482 || rc=1
+	# rc_xfer does no READ: rping -V does, for the Read Request events
+	if [ "$kind" = siwarp ]; then
+		pair timeout 100 rping -s -a "$ip4" -p 7483 -V -C 2 -S 4096 -- \
+			timeout 100 rping -c -a "$ip4" -p 7483 -V -C 2 -S 4096 || rc=1
+	fi
 	echo 0 > "$TRACEFS/events/srdma/enable"
 	out=$(grep " $dev " "$TRACEFS/trace")
 	echo "$(wc -l <<< "$out") events, for instance:"
