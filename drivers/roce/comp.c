@@ -37,7 +37,10 @@ static void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
 /*
  * Everything up to and including @psn arrived. A READ's PSNs count only as
  * far as its responses were placed; a READ or atomic whose PSNs are all
- * covered but whose responses we lack was lost: ask again.
+ * covered but whose responses we lack was lost: ask again, once for each
+ * missing PSN (every later response would otherwise resend every READ
+ * outstanding; the retransmit timer asks again if that is lost too).
+ * una_psn never passes such a READ, or a go-back would skip it.
  */
 static void roce_ack_upto(struct roce_qp *rqp, u32 psn)
 {
@@ -53,7 +56,10 @@ static void roce_ack_upto(struct roce_qp *rqp, u32 psn)
 
 			if (covered) {
 				rqp->una_psn = got;
-				roce_req_rewind(rqp);
+				if (rqp->reread_psn != got) {
+					rqp->reread_psn = got;
+					roce_req_rewind(rqp);
+				}
 				return;
 			}
 			if (psn_diff(limit, got) > 0)
@@ -90,6 +96,18 @@ static void roce_seq_nak(struct roce_qp *rqp, u32 psn)
 	roce_req_recover(rqp, psn);
 }
 
+/*
+ * A NAK acknowledges everything before its PSN, but a READ before it
+ * whose responses went missing is not done: roce_ack_upto() asked for it
+ * again and left una_psn on it. The NAK's request is resent after it and
+ * draws the NAK again; acting on this one would skip the READ.
+ */
+static bool roce_nak_blocked(struct roce_qp *rqp, struct roce_pkt *pkt)
+{
+	roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
+	return rqp->una_psn != pkt->psn;
+}
+
 static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 			   u8 syndrome)
 {
@@ -101,12 +119,13 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 		roce_ack_upto(rqp, pkt->psn);
 		break;
 	case ROCE_AETH_RNR_NAK:
-		roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
-		rqp->una_psn = pkt->psn;
+		if (roce_nak_blocked(rqp, pkt))
+			break;
 		roce_req_rnr(rqp, syndrome);
 		break;
 	case ROCE_AETH_NAK:
-		roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
+		if (roce_nak_blocked(rqp, pkt))
+			break;
 		if ((syndrome & 0x1f) == ROCE_NAK_PSN_SEQ) {
 			roce_seq_nak(rqp, pkt->psn);
 			break;
