@@ -13,7 +13,11 @@
 
 #include "srdma.h"
 
-struct workqueue_struct *srdma_wq;
+/*
+ * srdma's deferred work runs on these two and nowhere else: any CPU
+ * (unbound) or the CPU the work was queued on (cpu).
+ */
+struct workqueue_struct *srdma_unbound_wq;
 struct workqueue_struct *srdma_cpu_wq;
 
 static int srdma_roce_newlink(const char *name, struct net_device *ndev)
@@ -77,14 +81,14 @@ static int __init srdma_init(void)
 	 * busy-polls its CQ on the same CPU would otherwise take half of it.
 	 * Measured: 64 KiB WRITE 18 -> 33 MB/s (siwarp), 19 -> 30 (sroce).
 	 */
-	srdma_wq = alloc_workqueue("srdma", WQ_UNBOUND | WQ_HIGHPRI |
-				   WQ_MEM_RECLAIM, 0);
-	if (!srdma_wq)
+	srdma_unbound_wq = alloc_workqueue("srdma", WQ_UNBOUND | WQ_HIGHPRI |
+					   WQ_MEM_RECLAIM, 0);
+	if (!srdma_unbound_wq)
 		return -ENOMEM;
 	/*
 	 * Work that must stay on the CPU it was queued on (RoCE READ
 	 * replies: over loopback, packets sent from two CPUs can overtake
-	 * each other). srdma_wq is unbound, where a CPU picks only a node.
+	 * each other). On srdma_unbound_wq the scheduler picks the CPU.
 	 */
 	srdma_cpu_wq = alloc_workqueue("srdma_cpu", WQ_HIGHPRI |
 				       WQ_MEM_RECLAIM, 0);
@@ -126,7 +130,7 @@ err_net:
 err_cpu_wq:
 	destroy_workqueue(srdma_cpu_wq);
 err_wq:
-	destroy_workqueue(srdma_wq);
+	destroy_workqueue(srdma_unbound_wq);
 	return err;
 }
 
@@ -149,7 +153,7 @@ static void __exit srdma_exit(void)
 	 * the unloaded module.
 	 */
 	destroy_workqueue(srdma_cpu_wq);
-	destroy_workqueue(srdma_wq);
+	destroy_workqueue(srdma_unbound_wq);
 	/* memory keys are freed from RCU callbacks in this module's text */
 	rcu_barrier();
 	pr_info("unloaded\n");

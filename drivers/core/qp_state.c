@@ -306,7 +306,7 @@ static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 	trace_srdma_qp_state(&qp->ibqp, old, IB_QPS_ERR);
 	if (in_hardirq()) {
 		if (refcount_inc_not_zero(&qp->ref) &&
-		    !queue_work(srdma_wq, &qp->error_work))
+		    !queue_work(srdma_unbound_wq, &qp->error_work))
 			srdma_qp_put(qp);
 		return;
 	}

@@ -507,7 +507,7 @@ static inline struct srdma_mw *to_smw(struct ib_mw *ibmw)
 }
 
 /* main.c APIs: */
-extern struct workqueue_struct *srdma_wq;
+extern struct workqueue_struct *srdma_unbound_wq;
 extern struct workqueue_struct *srdma_cpu_wq;
 
 /* device.c APIs: */

@@ -9,7 +9,7 @@
  * timer queue the endpoint's setup_work, which takes what the socket has
  * and returns. A listener holds at most IW_MAX_HALF_OPEN connections in
  * set-up and refuses more; each gets IW_MPA_TIMEOUT in all. All of it
- * runs on srdma_wq, which module exit drains.
+ * runs on srdma_unbound_wq, which module exit drains.
  *
  * Endpoint references: whoever owns the endpoint's next step holds the
  * reference - the set-up, then the request table between CONNECT_REQUEST
@@ -101,7 +101,7 @@ void iw_ep_put(struct iw_ep *ep)
 static void iw_setup_kick(struct iw_ep *ep)
 {
 	kref_get(&ep->ref);
-	if (!queue_work(srdma_wq, &ep->setup_work))
+	if (!queue_work(srdma_unbound_wq, &ep->setup_work))
 		iw_ep_put(ep);
 }
 
@@ -432,7 +432,7 @@ static void iw_ep_start(struct iw_ep *ep)
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
 	    READ_ONCE(ep->qp->state) == IB_QPS_ERR || ep->close_req) {
 		ep->state = IW_EP_CLOSING;
-		mod_delayed_work(srdma_wq, &ep->close_work, 0);
+		mod_delayed_work(srdma_unbound_wq, &ep->close_work, 0);
 	} else {
 		ep->state = IW_EP_CONNECTED;
 		iw_tx_kick(iqp);
@@ -452,7 +452,7 @@ void iw_ep_close(struct iw_ep *ep, bool abort)
 	if (ep->state == IW_EP_CONNECTED || ep->state == IW_EP_DRAINING) {
 		ep->state = IW_EP_CLOSING;
 		ep->abort |= abort;
-		mod_delayed_work(srdma_wq, &ep->close_work, 0);
+		mod_delayed_work(srdma_unbound_wq, &ep->close_work, 0);
 	} else if (ep->state < IW_EP_CONNECTED) {
 		ep->close_req = true;
 		ep->abort |= abort;
@@ -468,7 +468,7 @@ void iw_ep_drain(struct iw_ep *ep)
 	spin_lock_irqsave(&ep->lock, flags);
 	if (ep->state == IW_EP_CONNECTED) {
 		ep->state = IW_EP_DRAINING;
-		queue_delayed_work(srdma_wq, &ep->close_work,
+		queue_delayed_work(srdma_unbound_wq, &ep->close_work,
 				   IW_CLOSE_TIMEOUT);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -993,7 +993,7 @@ static void iw_listen_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
 	if (l && !READ_ONCE(l->dying))
-		queue_work(srdma_wq, &l->accept_work);
+		queue_work(srdma_unbound_wq, &l->accept_work);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -1070,7 +1070,7 @@ static void iw_accept_work(struct work_struct *work)
 			if (--budget)
 				continue;
 			/* a flood: let other work have the worker */
-			queue_work(srdma_wq, &l->accept_work);
+			queue_work(srdma_unbound_wq, &l->accept_work);
 			return;
 		}
 	}

@@ -162,7 +162,7 @@ static void iw_linger_state_change(struct sock *sk)
 	if (lg) {
 		orig = lg->saved_state_change;
 		if (sk->sk_state == TCP_CLOSE)
-			mod_delayed_work(srdma_wq, &lg->work, 0);
+			mod_delayed_work(srdma_unbound_wq, &lg->work, 0);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 	if (orig)
@@ -229,11 +229,11 @@ static bool iw_sock_linger(struct iw_net *in, struct socket *s)
 	sk->sk_user_data = lg;
 	sk->sk_state_change = iw_linger_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
-	queue_delayed_work(srdma_wq, &lg->work, IW_LINGER_TIMEOUT);
+	queue_delayed_work(srdma_unbound_wq, &lg->work, IW_LINGER_TIMEOUT);
 	spin_unlock_bh(&in->lock);
 	/* TCP may have finished before the callback was ours */
 	if (!iw_sock_needs_linger(sk))
-		mod_delayed_work(srdma_wq, &lg->work, 0);
+		mod_delayed_work(srdma_unbound_wq, &lg->work, 0);
 	return true;
 }
 
@@ -318,7 +318,7 @@ static void iw_net_abort_all(struct iw_net *in, unsigned int pass)
 	}
 	spin_lock_bh(&in->lock);
 	list_for_each_entry(lg, &in->lingering, node)
-		mod_delayed_work(srdma_wq, &lg->work, 0);
+		mod_delayed_work(srdma_unbound_wq, &lg->work, 0);
 	spin_unlock_bh(&in->lock);
 }
 

@@ -425,7 +425,7 @@ void iw_tx_work(struct work_struct *work)
 
 void iw_tx_kick(struct iw_qp *iqp)
 {
-	queue_work(srdma_wq, &iqp->tx_work);
+	queue_work(srdma_unbound_wq, &iqp->tx_work);
 }
 
 /*

@@ -312,7 +312,7 @@ void roce_req_run(struct roce_qp *rqp)
 					      roce_wqe_npkts(qp, w) - 1);
 		}
 		if (!budget--) {
-			queue_work(srdma_wq, &rqp->tx_work);
+			queue_work(srdma_unbound_wq, &rqp->tx_work);
 			break;
 		}
 		err = roce_send_one(rqp, w);
@@ -337,7 +337,7 @@ void roce_req_run(struct roce_qp *rqp)
 }
 
 /*
- * An ACK opened the window: send what it allows from srdma_wq's
+ * An ACK opened the window: send what it allows from srdma_unbound_wq's
  * high-priority worker rather than from this softirq. A window's worth
  * of packets overruns the softirq time budget, which hands every later
  * softirq to ksoftirqd, and ksoftirqd gets only a fair share of a CPU
@@ -348,7 +348,7 @@ void roce_req_defer(struct roce_qp *rqp)
 {
 	/* the caller's roce_req_rearm() already set the retransmit timer */
 	if (!rqp->dead && rqp->req_cur != READ_ONCE(rqp->qp->sq_fetch))
-		queue_work(srdma_wq, &rqp->tx_work);
+		queue_work(srdma_unbound_wq, &rqp->tx_work);
 }
 
 /*
@@ -362,7 +362,7 @@ void roce_sq_kick(struct srdma_qp *qp)
 	struct roce_qp *rqp = to_rqp(qp);
 
 	if (irqs_disabled()) {
-		queue_work(srdma_wq, &rqp->tx_work);
+		queue_work(srdma_unbound_wq, &rqp->tx_work);
 		return;
 	}
 	spin_lock_bh(&rqp->lock);
