@@ -20,7 +20,7 @@ enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev)
 
 	if (dev->tp->kind == SRDMA_ROCE)
 		mtu -= sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
-		       IB_BTH_BYTES + 28 + 4;
+		       IB_BTH_BYTES + IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES;
 	if (mtu >= 4096)
 		return IB_MTU_4096;
 	if (mtu >= 2048)

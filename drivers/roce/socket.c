@@ -13,8 +13,7 @@
 #include <net/udp_tunnel.h>
 
 #include "../core/srdma.h"
-
-#define ROCE_V2_UDP_DPORT 4791
+#include "roce_wire.h"
 
 struct srdma_net {
 	struct kref ref;		/* pernet + each device */
@@ -49,7 +48,7 @@ static struct socket *srdma_udp_open(struct srdma_net *snet, bool ipv6)
 		.encap_rcv = srdma_encap_rcv,
 	};
 	struct udp_port_cfg cfg = {
-		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
+		.local_udp_port = htons(ROCE_UDP_PORT),
 	};
 	struct socket *sock;
 	int err;
@@ -86,7 +85,7 @@ static int srdma_udp_open_all(struct srdma_net *snet)
 	if (IS_ERR(sock)) {
 		if (PTR_ERR(sock) == -EADDRINUSE)
 			pr_err("UDP port %d is already in use in this network namespace%s\n",
-			       ROCE_V2_UDP_DPORT,
+			       ROCE_UDP_PORT,
 			       net_eq(snet->net, &init_net) ?
 			       " (is rdma_rxe loaded? srdma replaces it)" : "");
 		return PTR_ERR(sock);
@@ -98,7 +97,7 @@ static int srdma_udp_open_all(struct srdma_net *snet)
 	if (IS_ERR(sock)) {
 		if (PTR_ERR(sock) == -EADDRINUSE) {
 			pr_err("UDP port %d (IPv6) is already in use\n",
-			       ROCE_V2_UDP_DPORT);
+			       ROCE_UDP_PORT);
 			srdma_udp_close(snet);
 			return -EADDRINUSE;
 		}
