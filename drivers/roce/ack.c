@@ -37,8 +37,8 @@ int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn)
 	skb = roce_alloc_skb(qp, &qp->attr.av, roce_ops[ROCE_ACK].hdr_len, 0);
 	if (!skb)
 		return -ENOMEM;
-	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ACK, false, 0,
-		      qp->attr.dest_qpn, psn, false);
+	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ACK, 0,
+		      qp->attr.dest_qpn, psn, 0);
 	aeth = (void *)skb->data + sizeof(struct roce_bth);
 	aeth->smsn = htonl((u32)syndrome << 24 | (rqp->msn & 0xffffff));
 	roce_obs_ack_sent(qp, syndrome, psn);

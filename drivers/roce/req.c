@@ -84,24 +84,27 @@ static u8 roce_req_opcode(struct srdma_swqe *w, bool first, bool last)
 	}
 }
 
-void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
-		   u32 dqpn, u32 psn, bool ackreq)
+/* @flags: ROCE_FILL_SE and ROCE_FILL_ACKREQ set those BTH bits. */
+void roce_fill_bth(struct roce_bth *bth, u8 opcode, u32 paylen, u32 dqpn,
+		   u32 psn, unsigned int flags)
 {
 	bth->opcode = opcode;
-	bth->flags = (se ? ROCE_BTH_SE : 0) |
+	bth->flags = (flags & ROCE_FILL_SE ? ROCE_BTH_SE : 0) |
 		     ((((-paylen) & 3) << ROCE_BTH_PAD_SHIFT) &
 		      ROCE_BTH_PAD_MASK);
 	bth->pkey = htons(ROCE_DEFAULT_PKEY);
 	bth->qpn = htonl(dqpn & ROCE_QPN_MASK);
-	bth->apsn = htonl((psn & ROCE_PSN_MASK) | (ackreq ? ROCE_BTH_ACKREQ : 0));
+	bth->apsn = htonl((psn & ROCE_PSN_MASK) |
+			  (flags & ROCE_FILL_ACKREQ ? ROCE_BTH_ACKREQ : 0));
 }
 
 /*
  * Build and send @w's packet @psn (its next one, or an earlier one sent
- * again); 0, -ENOMEM or a WC error. @ackreq forces an ACK request.
+ * again); 0, -ENOMEM or a WC error. ROCE_FILL_ACKREQ in @flags forces an
+ * ACK request.
  */
 static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
-			 bool ackreq)
+			 unsigned int flags)
 {
 	struct srdma_qp *qp = rqp->qp;
 	u32 mtu = roce_mtu(qp);
@@ -115,18 +118,22 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	const struct srdma_av *av = ud ? &w->av : &qp->attr.av;
 	u32 hdr_len = roce_ops[op].hdr_len +
 		      (ud ? sizeof(struct roce_deth) : 0);
+	unsigned int bth_flags = 0;
 	struct sk_buff *skb;
 	void *h;
 
-	ackreq = roce_service(qp) == ROCE_OP_RC &&
-		 (ackreq || last || !(idx % ROCE_ACKREQ_EVERY));
+	if (roce_service(qp) == ROCE_OP_RC &&
+	    ((flags & ROCE_FILL_ACKREQ) || last ||
+	     !(idx % ROCE_ACKREQ_EVERY)))
+		bth_flags |= ROCE_FILL_ACKREQ;
+	if (last && (w->wr.send_flags & IB_SEND_SOLICITED))
+		bth_flags |= ROCE_FILL_SE;
 	skb = roce_alloc_skb(qp, av, hdr_len, paylen);
 	if (!skb)
 		return -ENOMEM;
-	roce_fill_bth((void *)skb->data, op | roce_service(qp),
-		      last && (w->wr.send_flags & IB_SEND_SOLICITED), paylen,
+	roce_fill_bth((void *)skb->data, op | roce_service(qp), paylen,
 		      ud ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qpn, psn,
-		      ackreq);
+		      bth_flags);
 	h = skb->data + sizeof(struct roce_bth);
 	if (ud) {
 		struct roce_deth *deth = h;
@@ -195,7 +202,7 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
 {
 	u32 psn = rqp->next_psn;
-	int err = roce_send_psn(rqp, w, psn, false);
+	int err = roce_send_psn(rqp, w, psn, 0);
 
 	if (err)
 		return err;
@@ -478,7 +485,7 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
 		return;
 	}
 	w = roce_wqe_of_psn(rqp, psn);
-	if (!w || roce_send_psn(rqp, w, psn, true)) {
+	if (!w || roce_send_psn(rqp, w, psn, ROCE_FILL_ACKREQ)) {
 		roce_req_rewind(rqp);
 		return;
 	}

@@ -39,8 +39,8 @@ static int roce_send_atomic_ack(struct srdma_qp *qp, struct roce_rdres *res)
 			     roce_ops[ROCE_ATOMIC_ACK].hdr_len, 0);
 	if (!skb)
 		return -ENOMEM;
-	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ATOMIC_ACK, false,
-		      0, qp->attr.dest_qpn, res->first_psn, false);
+	roce_fill_bth((void *)skb->data, ROCE_OP_RC | ROCE_ATOMIC_ACK, 0,
+		      qp->attr.dest_qpn, res->first_psn, 0);
 	aeth = (void *)skb->data + sizeof(struct roce_bth);
 	aeth->smsn = htonl((u32)res->syndrome << 24 |
 			   (to_rqp(qp)->msn & 0xffffff));
@@ -105,8 +105,8 @@ static int roce_read_resp_run(struct roce_qp *rqp, struct roce_rdres *res,
 			err = -ENOMEM;
 			break;
 		}
-		roce_fill_bth((void *)skb->data, ROCE_OP_RC | op, false, paylen,
-			      qp->attr.dest_qpn, psn, false);
+		roce_fill_bth((void *)skb->data, ROCE_OP_RC | op, paylen,
+			      qp->attr.dest_qpn, psn, 0);
 		if (roce_ops[op].flags & ROCE_F_AETH) {
 			struct roce_aeth *aeth = (void *)skb->data +
 						 sizeof(struct roce_bth);

@@ -210,8 +210,15 @@ void roce_req_rearm(struct roce_qp *rqp);
 void roce_req_catch_up(struct roce_qp *rqp);
 void roce_req_rnr(struct roce_qp *rqp, u8 code);
 void roce_req_sqd_check(struct roce_qp *rqp);
-void roce_fill_bth(struct roce_bth *bth, u8 opcode, bool se, u32 paylen,
-		   u32 dqpn, u32 psn, bool ackreq);
+
+/* roce_fill_bth() @flags */
+enum roce_fill_flags {
+	ROCE_FILL_SE		= BIT(0),	/* Solicited Event */
+	ROCE_FILL_ACKREQ	= BIT(1),	/* AckReq: ask for an ACK */
+};
+
+void roce_fill_bth(struct roce_bth *bth, u8 opcode, u32 paylen, u32 dqpn,
+		   u32 psn, unsigned int flags);
 
 /* ack.c APIs: */
 int roce_send_ack(struct srdma_qp *qp, u8 syndrome, u32 psn);
