@@ -100,11 +100,13 @@ void roce_fill_bth(struct roce_bth *bth, u8 opcode, u32 paylen, u32 dqpn,
 
 /*
  * Build and send @w's packet @psn (its next one, or an earlier one sent
- * again); 0, -ENOMEM or a WC error. ROCE_FILL_ACKREQ in @flags forces an
- * ACK request.
+ * again); ROCE_FILL_ACKREQ in @flags forces an ACK request. Returns 0,
+ * -ENOMEM when no packet could be allocated (nothing was sent; a later
+ * try may succeed), or -EIO when @w's SGEs do not give the payload (too
+ * short, or a key check fails), with *@status the WC error that ends @w.
  */
 static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
-			 unsigned int flags)
+			 unsigned int flags, enum ib_wc_status *status)
 {
 	struct srdma_qp *qp = rqp->qp;
 	u32 mtu = roce_mtu(qp);
@@ -188,8 +190,9 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 						     SRDMA_FROM_MEM);
 			if (err) {
 				kfree_skb(skb);
-				return err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-							IB_WC_LOC_PROT_ERR;
+				*status = err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
+							   IB_WC_LOC_PROT_ERR;
+				return -EIO;
 			}
 		}
 	}
@@ -198,11 +201,12 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	return 0;
 }
 
-/* Send the next packet of @w and move on. */
-static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w)
+/* Send the next packet of @w and move on; returns as roce_send_psn(). */
+static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w,
+			 enum ib_wc_status *status)
 {
 	u32 psn = rqp->next_psn;
-	int err = roce_send_psn(rqp, w, psn, 0);
+	int err = roce_send_psn(rqp, w, psn, 0, status);
 
 	if (err)
 		return err;
@@ -289,6 +293,7 @@ void roce_req_run(struct roce_qp *rqp)
 	/* pairs with srdma_sq_run(): the WQE copies are complete */
 	while (rqp->req_cur != smp_load_acquire(&qp->sq_fetch)) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_cur);
+		enum ib_wc_status status;
 		int err;
 
 		if (w->state == SRDMA_WQE_DONE) {
@@ -322,12 +327,12 @@ void roce_req_run(struct roce_qp *rqp)
 			queue_work(srdma_unbound_wq, &rqp->tx_work);
 			break;
 		}
-		err = roce_send_one(rqp, w);
+		err = roce_send_one(rqp, w, &status);
 		if (err == -ENOMEM)
 			break;		/* the retransmit timer retries */
 		if (err) {
 			rqp->req_cur++;
-			srdma_sq_wqe_done(qp, w, err);
+			srdma_sq_wqe_done(qp, w, status);
 			return;
 		}
 		if (psn_diff(rqp->next_psn, w->last_psn) > 0) {
@@ -476,6 +481,7 @@ static struct srdma_swqe *roce_wqe_of_psn(struct roce_qp *rqp, u32 psn)
  */
 void roce_req_recover(struct roce_qp *rqp, u32 psn)
 {
+	enum ib_wc_status status;
 	struct srdma_swqe *w;
 
 	if (rqp->recovering && rqp->probe_psn == psn)
@@ -485,7 +491,7 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
 		return;
 	}
 	w = roce_wqe_of_psn(rqp, psn);
-	if (!w || roce_send_psn(rqp, w, psn, ROCE_FILL_ACKREQ)) {
+	if (!w || roce_send_psn(rqp, w, psn, ROCE_FILL_ACKREQ, &status)) {
 		roce_req_rewind(rqp);
 		return;
 	}
