@@ -21,8 +21,6 @@
 #include "iwarp.h"
 #include "trace.h"
 
-#define TERM_D_HDR	true		/* include the offending header */
-
 void iw_rx_release(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
@@ -81,10 +79,11 @@ static u32 iw_rx_ulpdu_hdr_len(struct iw_rx *rx)
 /*
  * Stop the stream with a Terminate (RFC 5040 5.4): rx discards from
  * here on, and the QP's error path closes the connection after sending
- * it. A receive in progress completes with @recv_status.
+ * it. A receive in progress completes with @recv_status. @with_hdr
+ * quotes the offending DDP/RDMAP header back to the peer.
  */
-static void iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-		       bool with_hdr, enum ib_wc_status recv_status)
+static void __iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+			 bool with_hdr, enum ib_wc_status recv_status)
 {
 	struct iw_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
@@ -104,25 +103,42 @@ static void iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
 }
 
+/* Terminate, quoting the header of the FPDU at fault. */
+static void iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+		       enum ib_wc_status recv_status)
+{
+	__iw_rx_fail(iqp, layer, etype, code, true, recv_status);
+}
+
+/*
+ * Terminate without quoting a header: too little of it arrived, the MPA
+ * framing or CRC failed, or the fault is local rather than the peer's.
+ */
+static void iw_rx_fail_nohdr(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+			     enum ib_wc_status recv_status)
+{
+	__iw_rx_fail(iqp, layer, etype, code, false, recv_status);
+}
+
 /* Map a key check error to the Terminate a tagged access gets. */
 static void iw_rx_tagged_fail(struct iw_qp *iqp, int err)
 {
 	switch (err) {
 	case -ERANGE:
 		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_BASE_BOUNDS, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
 		break;
 	case -EACCES:
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-			   TERM_RDMAP_ACCESS, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_RDMAP_ACCESS, IB_WC_SUCCESS);
 		break;
 	case -EPERM:
 		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_NOT_ASSOC, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_DDP_T_NOT_ASSOC, IB_WC_SUCCESS);
 		break;
 	default:
 		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_INVALID_STAG, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_DDP_T_INVALID_STAG, IB_WC_SUCCESS);
 		break;
 	}
 }
@@ -143,7 +159,7 @@ u8 iw_rdmap_key_code(int err)
 static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
 {
 	iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-		   iw_rdmap_key_code(err), TERM_D_HDR, IB_WC_SUCCESS);
+		   iw_rdmap_key_code(err), IB_WC_SUCCESS);
 }
 
 /* The DDP/RDMAP header length an FPDU announces in its first bytes. */
@@ -257,7 +273,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 		if (r.mem)
 			srdma_mem_put(r.mem);
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_STREAM, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 	}
 }
 
@@ -283,12 +299,12 @@ static void iw_rx_atomic_req(struct iw_qp *iqp)
 	if (!iqp->conn.atomics ||
 	    (op != RDMAP_ATOMIC_CMP_SWAP && op != RDMAP_ATOMIC_FETCH_ADD)) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_OPCODE, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
 	if (va & 7) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_STREAM, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 		return;
 	}
 	mem = srdma_rkey_check(qp, be32_to_cpu(a->stag), va, 8,
@@ -301,7 +317,7 @@ static void iw_rx_atomic_req(struct iw_qp *iqp)
 	srdma_mem_put(mem);
 	if (err || !iw_rx_ird_push(iqp, &r))
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_STREAM, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 }
 
 static void iw_rx_atomic_resp(struct iw_qp *iqp)
@@ -317,7 +333,7 @@ static void iw_rx_atomic_resp(struct iw_qp *iqp)
 		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
 	    be32_to_cpu(a->req_id) != w->first_psn) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_OPCODE, TERM_D_HDR, IB_WC_SUCCESS);
+			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
 	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
@@ -379,8 +395,8 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 	trace_srdma_iw_rx(&qp->ibqp, rx->hdr + MPA_LEN_SIZE, mpa_len);
 	srdma_count_pkt(qp, false, mpa_len);
 	if (mpa_len < ulpdu_hdr) {
-		iw_rx_fail(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER, false,
-			   IB_WC_LOC_LEN_ERR);
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER,
+				 IB_WC_LOC_LEN_ERR);
 		return;
 	}
 	payload = mpa_len - ulpdu_hdr;
@@ -398,12 +414,12 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			   TERM_DDP_TAGGED : TERM_DDP_UNTAGGED,
 			   ddp & DDP_TAGGED ? TERM_DDP_T_VERSION :
 					      TERM_DDP_U_VERSION,
-			   TERM_D_HDR, IB_WC_LOC_QP_OP_ERR);
+			   IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
 	if ((rdmap & RDMAP_VERSION_MASK) != RDMAP_VERSION) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_VERSION, TERM_D_HDR, IB_WC_LOC_QP_OP_ERR);
+			   TERM_RDMAP_VERSION, IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
 
@@ -418,8 +434,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			if (!w || !iw_wr_is_read(w->wr.opcode)) {
 				iw_rx_fail(iqp, TERM_LAYER_RDMAP,
 					   TERM_RDMAP_OPERATION,
-					   TERM_RDMAP_OPCODE, TERM_D_HDR,
-					   IB_WC_SUCCESS);
+					   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 				return;
 			}
 			if (!rx->rd_active) {
@@ -429,7 +444,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			}
 			if (payload > w->length - w->done) {
 				iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-					   TERM_DDP_T_BASE_BOUNDS, TERM_D_HDR,
+					   TERM_DDP_T_BASE_BOUNDS,
 					   IB_WC_SUCCESS);
 			}
 			return;
@@ -455,14 +470,12 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 
 		if (qn >= DDP_QN_COUNT || qn != iw_rx_qn_of(rx->opcode)) {
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_QN, TERM_D_HDR,
-				   IB_WC_LOC_QP_OP_ERR);
+				   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
 			return;
 		}
 		if (msn != rx->msn[qn]) {
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_MSN_RANGE, TERM_D_HDR,
-				   IB_WC_LOC_QP_OP_ERR);
+				   TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
 			return;
 		}
 		if (qn != DDP_QN_SEND) {
@@ -471,7 +484,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			    (payload && rx->opcode != RDMAP_TERMINATE)) {
 				iw_rx_fail(iqp, TERM_LAYER_DDP,
 					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_INVALID_MO, TERM_D_HDR,
+					   TERM_DDP_U_INVALID_MO,
 					   IB_WC_SUCCESS);
 				return;
 			}
@@ -482,15 +495,14 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			if (mo) {
 				iw_rx_fail(iqp, TERM_LAYER_DDP,
 					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_INVALID_MO, TERM_D_HDR,
+					   TERM_DDP_U_INVALID_MO,
 					   IB_WC_SUCCESS);
 				return;
 			}
 			if (!srdma_rq_pop(qp, &rx->rwqe, rx->rsge)) {
 				iw_rx_fail(iqp, TERM_LAYER_DDP,
 					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_NO_BUFFER, TERM_D_HDR,
-					   IB_WC_SUCCESS);
+					   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
 				return;
 			}
 			srdma_sge_cursor_init(&rx->rcur, rx->rsge,
@@ -499,8 +511,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			rx->recv_active = true;
 		} else if (mo != rx->recv_len) {
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_MO, TERM_D_HDR,
-				   IB_WC_LOC_QP_OP_ERR);
+				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
 		}
 	}
 }
@@ -526,8 +537,9 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 		struct srdma_swqe *w = iw_rx_orq_head(iqp);
 
 		if (!w) {		/* the header found one: never */
-			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-				   TERM_RDMAP_OPCODE, false, IB_WC_SUCCESS);
+			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+					 TERM_RDMAP_OPERATION,
+					 TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 			return;
 		}
 		err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len,
@@ -540,8 +552,9 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 			iw_rx_orq_pop(iqp);
 			rx->rd_active = false;
 			srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
-			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_CATASTROPHIC,
-				   0, false, IB_WC_SUCCESS);
+			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+					 TERM_RDMAP_CATASTROPHIC, 0,
+					 IB_WC_SUCCESS);
 		}
 		return;
 	}
@@ -554,12 +567,11 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 				 qp->ibqp.qp_num, err);
 		if (err == -ENOSPC)
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_TOO_LONG, TERM_D_HDR,
-				   IB_WC_LOC_LEN_ERR);
+				   TERM_DDP_U_TOO_LONG, IB_WC_LOC_LEN_ERR);
 		else if (err)
-			iw_rx_fail(iqp, TERM_LAYER_RDMAP,
-				   TERM_RDMAP_CATASTROPHIC, 0, false,
-				   IB_WC_LOC_PROT_ERR);
+			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+					 TERM_RDMAP_CATASTROPHIC, 0,
+					 IB_WC_LOC_PROT_ERR);
 		return;
 	}
 }
@@ -589,7 +601,7 @@ static void iw_rx_send_done(struct iw_qp *iqp)
 		if (srdma_invalidate(qp, stag)) {
 			rx->recv_active = true;	/* fail completes it */
 			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-				   TERM_RDMAP_CANNOT_INV, TERM_D_HDR,
+				   TERM_RDMAP_CANNOT_INV,
 				   IB_WC_REM_INV_REQ_ERR);
 			return;
 		}
@@ -691,10 +703,10 @@ static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
 				if (hl < 0) {
 					rx->hdr_need = 4;
 					/* too little of it to quote back */
-					iw_rx_fail(iqp, TERM_LAYER_RDMAP,
-						   TERM_RDMAP_OPERATION,
-						   TERM_RDMAP_OPCODE, false,
-						   IB_WC_LOC_QP_OP_ERR);
+					iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+							 TERM_RDMAP_OPERATION,
+							 TERM_RDMAP_OPCODE,
+							 IB_WC_LOC_QP_OP_ERR);
 					break;
 				}
 				rx->hdr_need = hl;
@@ -728,9 +740,9 @@ static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
 							       pad)) {
 					srdma_count(qp_dev(iqp->qp),
 						    SRDMA_CNT_RX_BAD_CRC);
-					iw_rx_fail(iqp, TERM_LAYER_LLP, 0,
-						   TERM_LLP_CRC, false,
-						   IB_WC_LOC_QP_OP_ERR);
+					iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0,
+							 TERM_LLP_CRC,
+							 IB_WC_LOC_QP_OP_ERR);
 					break;
 				}
 			}
