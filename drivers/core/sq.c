@@ -294,7 +294,7 @@ void srdma_sq_run(struct srdma_qp *qp)
 		local = srdma_is_local(w->wr.opcode);
 		if (w->status == IB_WC_SUCCESS && local)
 			w->status = srdma_run_local(qp, w);
-		/* no wire behind this device kind yet: fail, never hang */
+		/* a transport without sq_kick sends nothing: fail, never hang */
 		if (w->status == IB_WC_SUCCESS && !local && !tp->sq_kick)
 			w->status = IB_WC_LOC_QP_OP_ERR;
 		if (w->status != IB_WC_SUCCESS || local)

@@ -31,7 +31,6 @@ void iw_rx_release(struct iw_qp *iqp)
 	}
 }
 
-/* Closing: a receive taken for a SEND that never finished is flushed. */
 /* End the receive a message was being placed into, with @status. */
 static void iw_rx_end_recv(struct iw_qp *iqp, enum ib_wc_status status)
 {
@@ -49,6 +48,10 @@ static void iw_rx_end_recv(struct iw_qp *iqp, enum ib_wc_status status)
 	srdma_cq_post(iqp->qp->rcq, &wc, false);
 }
 
+/*
+ * Closing: a receive taken for a SEND that never finished is flushed,
+ * and rx places nothing more (not even the rest of a READ response).
+ */
 void iw_rx_flush(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;

@@ -6,7 +6,7 @@
  * packets instead: they are processed, in PSN order, once the gap fills.
  * The requester never sees the difference except that its cumulative ACK
  * jumps past everything held, which lets ours resend the missing packet
- * alone (req.c, roce_req_probe) rather than all that followed it.
+ * alone (req.c, roce_req_recover) rather than all that followed it.
  */
 #include "roce.h"
 
