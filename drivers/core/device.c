@@ -172,12 +172,12 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 	int err;
 
 	if (ndev->type != ARPHRD_ETHER) {
-		pr_err("%s: %s is not an Ethernet device\n", name, ndev->name);
+		netdev_err(ndev, "srdma: %s: not an Ethernet device\n", name);
 		return -EINVAL;
 	}
 	if (srdma_kind_on_netdev(tp, ndev)) {
-		pr_err("%s: %s already has an %s device\n", name, ndev->name,
-		       tp->link_type);
+		netdev_err(ndev, "srdma: %s: already has an %s device\n", name,
+			   tp->link_type);
 		return -EEXIST;
 	}
 
@@ -236,11 +236,12 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 
 	err = ib_register_device(ibdev, name, NULL);
 	if (err) {
-		pr_err("%s: ib_register_device failed: %d\n", name, err);
+		netdev_err(ndev, "srdma: %s: ib_register_device failed: %d\n",
+			   name, err);
 		goto err_dealloc;
 	}
-	pr_info("%s: %s device on %s\n", dev_name(&ibdev->dev),
-		tp->link_type, ndev->name);
+	ibdev_info(ibdev, "srdma %s device on %s\n", tp->link_type,
+		   ndev->name);
 	return 0;
 
 err_dealloc:

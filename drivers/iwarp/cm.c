@@ -618,8 +618,9 @@ static int iw_active_connect(struct iw_ep *ep)
 	}
 	kernel_getsockname(ep->sock, (struct sockaddr *)&ep->laddr);
 	err = iw_mpa_send(ep, true, false, ep->pdata, ep->pd_len);
-	pr_debug("mpa request sent: %d ird %u ord %u pd %u\n", err,
-		 ep->conn.ird, ep->conn.ord, ep->pd_len);
+	ibdev_dbg_ratelimited(&ep->dev->ibdev,
+			      "mpa request sent: %d ird %u ord %u pd %u\n",
+			      err, ep->conn.ird, ep->conn.ord, ep->pd_len);
 	if (err)
 		return err;
 	ep->pd_len = 0;
@@ -652,8 +653,7 @@ static void iw_setup_active(struct iw_ep *ep)
 		return;
 	}
 
-	pr_debug("%s: connect failed: %d\n", dev_name(&ep->dev->ibdev.dev),
-		 err);
+	ibdev_dbg_ratelimited(&ep->dev->ibdev, "connect failed: %d\n", err);
 	if (err == -ETIMEDOUT)
 		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
 	else if (err != -ECONNREFUSED)
@@ -869,7 +869,8 @@ static void iw_setup_passive(struct iw_ep *ep)
 		err = iw_mpa_recv_request(ep);
 	if (err == -EINPROGRESS)
 		return;
-	pr_debug("mpa request received: %d\n", err);
+	ibdev_dbg_ratelimited(&ep->dev->ibdev, "mpa request received: %d\n",
+			      err);
 	iw_setup_end(ep);
 	iw_obs_setup(ep, err);
 	if (err) {
@@ -956,7 +957,7 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	id->add_ref(id);
 	err = iw_mpa_send(ep, false, false, param->private_data,
 			  param->private_data_len);
-	pr_debug("mpa reply sent: %d\n", err);
+	ibdev_dbg_ratelimited(&ep->dev->ibdev, "mpa reply sent: %d\n", err);
 	if (!err)
 		err = iw_ep_attach(ep);
 	if (err) {

@@ -99,8 +99,9 @@ static void __iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 	iw_rx_release(iqp);
 	rx->state = IW_RX_DEAD;
 	srdma_count(qp_dev(qp), SRDMA_CNT_RX_DROPPED);
-	pr_debug("qp %u: terminate layer %u type %u code %#x\n",
-		 qp->ibqp.qp_num, layer, etype, code);
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: terminate layer %u type %u code %#x\n",
+			      qp->ibqp.qp_num, layer, etype, code);
 
 	iw_rx_end_recv(iqp, recv_status);
 	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
@@ -358,9 +359,10 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 	enum ib_wc_status status = IB_WC_REM_OP_ERR;
 	unsigned long flags;
 
-	pr_debug("qp %u: peer terminated: layer %u type %u code %#x\n",
-		 qp->ibqp.qp_num, layer, etype,
-		 (ctrl >> TERM_CODE_SHIFT) & 0xff);
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: peer terminated: layer %u type %u code %#x\n",
+			      qp->ibqp.qp_num, layer, etype,
+			      (ctrl >> TERM_CODE_SHIFT) & 0xff);
 	iqp->rx.state = IW_RX_DEAD;
 	srdma_count(qp_dev(qp), SRDMA_CNT_IW_TERMINATE_RCVD);
 	trace_srdma_iw_terminate(&qp->ibqp, false, ctrl);
@@ -549,8 +551,9 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 				     SRDMA_TO_MEM);
 		w->done += len;
 		if (err) {
-			pr_debug("qp %u: read response placement: %d\n",
-				 qp->ibqp.qp_num, err);
+			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+					      "QP %u: read response placement: %d\n",
+					      qp->ibqp.qp_num, err);
 			/* our own READ's buffer is bad: fail it locally */
 			iw_rx_orq_pop(iqp);
 			rx->rd_active = false;
@@ -566,8 +569,9 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 				     SRDMA_TO_MEM);
 		rx->recv_len += len;
 		if (err)
-			pr_debug("qp %u: receive placement: %d\n",
-				 qp->ibqp.qp_num, err);
+			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+					      "QP %u: receive placement: %d\n",
+					      qp->ibqp.qp_num, err);
 		if (err == -ENOSPC)
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				   TERM_DDP_U_TOO_LONG, IB_WC_LOC_LEN_ERR);

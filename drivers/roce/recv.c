@@ -129,8 +129,8 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	__skb_pull(skb, sizeof(struct udphdr));
 
 	if (roce_parse(&pkt)) {
-		pr_debug_ratelimited("%s: malformed packet (len %u)\n",
-				     dev_name(&dev->ibdev.dev), skb->len);
+		ibdev_dbg_ratelimited(&dev->ibdev, "malformed packet (len %u)\n",
+				      skb->len);
 		srdma_count(dev, SRDMA_CNT_RX_DROP_MALFORMED);
 		goto drop_count;
 	}
@@ -140,9 +140,8 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	}
 	/* one P_Key, the default, full or limited membership */
 	if ((be16_to_cpu(pkt.bth->pkey) & 0x7fff) != 0x7fff) {
-		pr_debug_ratelimited("%s: bad P_Key %#x\n",
-				     dev_name(&dev->ibdev.dev),
-				     be16_to_cpu(pkt.bth->pkey));
+		ibdev_dbg_ratelimited(&dev->ibdev, "bad P_Key %#x\n",
+				      be16_to_cpu(pkt.bth->pkey));
 		srdma_count(dev, SRDMA_CNT_RX_DROP_PKEY);
 		goto drop_count;
 	}
@@ -161,16 +160,17 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 		goto drop;
 	}
 	if (!roce_service_ok(pkt.qp, pkt.opcode & ROCE_OP_SERVICE_MASK)) {
-		pr_debug_ratelimited("%s: opcode %#x for QP %u of type %d\n",
-				     dev_name(&dev->ibdev.dev), pkt.opcode,
-				     qpn, pkt.qp->ibqp.qp_type);
+		ibdev_dbg_ratelimited(&dev->ibdev,
+				      "opcode %#x for QP %u of type %d\n",
+				      pkt.opcode, qpn, pkt.qp->ibqp.qp_type);
 		srdma_count(dev, SRDMA_CNT_RX_DROP_SERVICE);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}
 	if (!roce_path_ok(pkt.qp, &pkt)) {
-		pr_debug_ratelimited("%s: packet for QP %u from outside its path\n",
-				     dev_name(&dev->ibdev.dev), qpn);
+		ibdev_dbg_ratelimited(&dev->ibdev,
+				      "packet for QP %u from outside its path\n",
+				      qpn);
 		srdma_count(dev, SRDMA_CNT_RX_DROP_PATH);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;

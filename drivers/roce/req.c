@@ -559,14 +559,15 @@ static void roce_retrans_timeout(struct timer_list *t)
 	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
-	pr_debug_ratelimited("QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
-			     qp->ibqp.qp_num, rqp->una_psn, rqp->next_psn,
-			     rqp->retry_left,
-			     srdma_swqe_at(qp, rqp->req_ack)->wr.opcode,
-			     srdma_swqe_at(qp, rqp->req_ack)->length,
-			     srdma_swqe_at(qp, rqp->req_ack)->done,
-			     srdma_swqe_at(qp, rqp->req_ack)->first_psn,
-			     srdma_swqe_at(qp, rqp->req_ack)->last_psn);
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
+			      qp->ibqp.qp_num, rqp->una_psn, rqp->next_psn,
+			      rqp->retry_left,
+			      srdma_swqe_at(qp, rqp->req_ack)->wr.opcode,
+			      srdma_swqe_at(qp, rqp->req_ack)->length,
+			      srdma_swqe_at(qp, rqp->req_ack)->done,
+			      srdma_swqe_at(qp, rqp->req_ack)->first_psn,
+			      srdma_swqe_at(qp, rqp->req_ack)->last_psn);
 	roce_obs_timeout(rqp);
 	if (!rqp->retry_left) {
 		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);

@@ -163,8 +163,9 @@ static void roce_rd_refused(struct roce_qp *rqp, struct roce_rdres *res)
 {
 	struct srdma_qp *qp = rqp->qp;
 
-	pr_debug_ratelimited("QP %u: READ reply at PSN %#x: key %#x no longer valid\n",
-			     qp->ibqp.qp_num, res->next_psn, res->rkey);
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: READ reply at PSN %#x: key %#x no longer valid\n",
+			      qp->ibqp.qp_num, res->next_psn, res->rkey);
 	srdma_count(qp_dev(qp), SRDMA_CNT_REMOTE_KEY_ERR);
 	roce_send_nak(qp, ROCE_NAK_REMOTE_ACCESS, res->next_psn);
 	roce_rd_cancel(rqp);
@@ -342,16 +343,19 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 			if (pkt->flags & ROCE_F_ATOMIC)
 				roce_res_queue(rqp, res, res->first_psn);
 		} else if (pkt->flags & ROCE_F_READ) {
-			pr_debug_ratelimited("QP %u: READ replay from %#x (%#x-%#x, %u bytes)\n",
-					     qp->ibqp.qp_num, pkt->psn,
-					     res->first_psn, res->last_psn,
-					     res->length);
+			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+					      "QP %u: READ replay from %#x (%#x-%#x, %u bytes)\n",
+					      qp->ibqp.qp_num, pkt->psn,
+					      res->first_psn, res->last_psn,
+					      res->length);
 			roce_res_queue(rqp, res, pkt->psn);
 		}
 		return;
 	}
-	pr_debug_ratelimited("QP %u: duplicate opcode %#x PSN %#x, expecting %#x\n",
-			     qp->ibqp.qp_num, pkt->opcode, pkt->psn, rqp->epsn);
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: duplicate opcode %#x PSN %#x, expecting %#x\n",
+			      qp->ibqp.qp_num, pkt->opcode, pkt->psn,
+			      rqp->epsn);
 	/* SEND or WRITE seen before: acknowledge what we have */
 	roce_send_ack(qp, ROCE_AETH_CREDIT_INVALID,
 		      psn_add(rqp->epsn, ROCE_PSN_MASK));
@@ -802,8 +806,10 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 			      (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
 		break;
 	default:
-		pr_debug_ratelimited("QP %u: NAK (verdict %d) opcode %#x PSN %#x\n",
-				     qp->ibqp.qp_num, v, pkt->opcode, pkt->psn);
+		ibdev_dbg_ratelimited(&pkt->dev->ibdev,
+				      "QP %u: NAK (verdict %d) opcode %#x PSN %#x\n",
+				      qp->ibqp.qp_num, v, pkt->opcode,
+				      pkt->psn);
 		roce_send_nak(qp, v == ROCE_NAK_INV ? ROCE_NAK_INVALID_REQ :
 			      v == ROCE_NAK_ACC ? ROCE_NAK_REMOTE_ACCESS :
 			      ROCE_NAK_REMOTE_OP, pkt->psn);
@@ -895,9 +901,11 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	int err;
 
 	if (be32_to_cpu(pkt->deth->qkey) != qp->attr.qkey) {
-		pr_debug_ratelimited("QP %u: Q_Key %#x, expected %#x\n",
-				     qp->ibqp.qp_num,
-				     be32_to_cpu(pkt->deth->qkey), qp->attr.qkey);
+		ibdev_dbg_ratelimited(&pkt->dev->ibdev,
+				      "QP %u: Q_Key %#x, expected %#x\n",
+				      qp->ibqp.qp_num,
+				      be32_to_cpu(pkt->deth->qkey),
+				      qp->attr.qkey);
 		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
 		return;
 	}
@@ -912,8 +920,9 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	 * layer never reposts a receive that completed in error.
 	 */
 	if (roce_rwqe_room(rqp) < (u64)pkt->paylen + sizeof(grh)) {
-		pr_debug_ratelimited("QP %u: %u-byte UD message, receive too short\n",
-				     qp->ibqp.qp_num, pkt->paylen);
+		ibdev_dbg_ratelimited(&pkt->dev->ibdev,
+				      "QP %u: %u-byte UD message, receive too short\n",
+				      qp->ibqp.qp_num, pkt->paylen);
 		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
 		return;
 	}
