@@ -89,9 +89,10 @@ static enum ib_wc_status roce_nak_status(u8 code)
 /* The responder lacks @psn and has everything before it: go back to it. */
 static void roce_seq_nak(struct roce_qp *rqp, u32 psn)
 {
-	pr_debug_ratelimited("QP %u: NAK %#x una %#x next %#x\n",
-			     rqp->qp->ibqp.qp_num, psn, rqp->una_psn,
-			     rqp->next_psn);
+	ibdev_dbg_ratelimited(&qp_dev(rqp->qp)->ibdev,
+			      "QP %u: NAK %#x una %#x next %#x\n",
+			      rqp->qp->ibqp.qp_num, psn, rqp->una_psn,
+			      rqp->next_psn);
 	rqp->una_psn = psn;
 	roce_req_recover(rqp, psn);
 }
