@@ -6,9 +6,12 @@
  * the round number; the server checks every byte of both, that rounds
  * arrive exactly once and in order, and answers so the next round may
  * overwrite the buffer. Exit status 0 only if every byte was right.
+ * With -r the client also READs the written buffer back, posting WRITE,
+ * READ and SEND at once, and checks what it read: a READ with a request
+ * queued behind it, whose loss or NAK must not skip the READ.
  *
- *   rc_xfer -s ADDR [-p PORT] [-n ROUNDS] [-z BYTES]   server
- *   rc_xfer -c ADDR [-p PORT] [-n ROUNDS] [-z BYTES]   client
+ *   rc_xfer -s ADDR [-p PORT] [-n ROUNDS] [-z BYTES]        server
+ *   rc_xfer -c ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-r]   client
  */
 #include <errno.h>
 #include <poll.h>
@@ -136,7 +139,7 @@ static int run_server(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 		return 1;
 	memset(data, 0, size);
 	dmr = ibv_reg_mr(id->pd, data, size, IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_WRITE);
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	mmr = rdma_reg_msgs(id, msg, size);
 	amr = rdma_reg_msgs(id, &ack, sizeof(ack));
 	if (!dmr || !mmr || !amr) {
@@ -177,20 +180,43 @@ static int run_server(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 	return 0;
 }
 
-static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size)
+/* WRITE, READ it back and SEND, posted at once; then their completions. */
+static int write_read_send(struct rdma_cm_id *id, const struct peer_info *info,
+			   void *wbuf, struct ibv_mr *wmr, void *rbuf,
+			   struct ibv_mr *rmr, void *msg, struct ibv_mr *mmr,
+			   size_t size)
+{
+	if (rdma_post_write(id, NULL, wbuf, size, wmr, 0, info->addr,
+			    info->rkey) ||
+	    rdma_post_read(id, NULL, rbuf, size, rmr, 0, info->addr,
+			   info->rkey) ||
+	    rdma_post_send(id, NULL, msg, size, mmr, 0)) {
+		perror("post");
+		return -1;
+	}
+	return wait_comp(id, 0, "client write") ||
+	       wait_comp(id, 0, "client read") ||
+	       wait_comp(id, 0, "client send") ? -1 : 0;
+}
+
+static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size,
+		      int read_back)
 {
 	uint8_t *wbuf = malloc(size), *msg = malloc(size);
+	uint8_t *rbuf = malloc(size), *want = malloc(size);
 	struct rdma_conn_param cp = { .initiator_depth = 1, .retry_count = 7 };
+	struct ibv_mr *wmr, *mmr, *amr, *rmr;
 	const struct peer_info *info;
-	struct ibv_mr *wmr, *mmr, *amr;
 	uint32_t round, ack;
+	size_t bad;
 
-	if (!wbuf || !msg)
+	if (!wbuf || !msg || !rbuf || !want)
 		return 1;
 	wmr = rdma_reg_write(id, wbuf, size);
 	mmr = rdma_reg_msgs(id, msg, size);
 	amr = rdma_reg_msgs(id, &ack, sizeof(ack));
-	if (!wmr || !mmr || !amr) {
+	rmr = rdma_reg_msgs(id, rbuf, size);
+	if (!wmr || !mmr || !amr || !rmr) {
 		perror("register");
 		return 1;
 	}
@@ -207,13 +233,27 @@ static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 	for (round = 0; round < rounds; round++) {
 		pattern(wbuf, size, round, 0x3a17);
 		pattern(msg, size, round, 0x5e4d);
-		if (rdma_post_write(id, NULL, wbuf, size, wmr, 0, info->addr,
-				    info->rkey) ||
-		    wait_comp(id, 0, "client write") ||
-		    rdma_post_send(id, NULL, msg, size, mmr, 0) ||
-		    wait_comp(id, 0, "client send") ||
-		    wait_comp(id, 1, "client ack"))
+		if (read_back) {
+			memset(rbuf, 0, size);
+			if (write_read_send(id, info, wbuf, wmr, rbuf, rmr,
+					    msg, mmr, size))
+				return 1;
+		} else if (rdma_post_write(id, NULL, wbuf, size, wmr, 0,
+					   info->addr, info->rkey) ||
+			   wait_comp(id, 0, "client write") ||
+			   rdma_post_send(id, NULL, msg, size, mmr, 0) ||
+			   wait_comp(id, 0, "client send")) {
 			return 1;
+		}
+		if (wait_comp(id, 1, "client ack"))
+			return 1;
+		bad = read_back ? first_bad(rbuf, want, size, round, 0x3a17) :
+				  size;
+		if (bad != size) {
+			fprintf(stderr, "round %u: READ byte %zu wrong\n", round,
+				bad);
+			return 1;
+		}
 		if (ack != round) {
 			fprintf(stderr, "round %u acknowledged as %u\n", round, ack);
 			return 1;
@@ -221,7 +261,8 @@ static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 		if (rdma_post_recv(id, NULL, &ack, sizeof(ack), amr))
 			return 1;
 	}
-	printf("client: %u rounds of %zu bytes written and sent\n", rounds, size);
+	printf("client: %u rounds of %zu bytes written%s and sent\n", rounds,
+	       size, read_back ? ", read back" : "");
 	/*
 	 * No rdma_disconnect once disconnected: on a synchronous id it waits
 	 * for one more event, and iWARP has none after DISCONNECTED (IB has
@@ -238,9 +279,9 @@ int main(int argc, char **argv)
 	uint32_t rounds = 16;
 	size_t size = 1 << 20;
 	struct rdma_cm_id *id;
-	int server = -1, c;
+	int server = -1, read_back = 0, c;
 
-	while ((c = getopt(argc, argv, "s:c:p:n:z:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:p:n:z:r")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -256,17 +297,21 @@ int main(int argc, char **argv)
 		case 'z':
 			size = strtoul(optarg, NULL, 0);
 			break;
+		case 'r':
+			read_back = 1;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (server < 0 || !size) {
-		fprintf(stderr, "usage: %s -s|-c ADDR [-p PORT] [-n ROUNDS] [-z BYTES]\n",
+		fprintf(stderr, "usage: %s -s|-c ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-r]\n",
 			argv[0]);
 		return 2;
 	}
 	id = setup(addr, port, server);
 	if (!id)
 		return 1;
-	return server ? run_server(id, rounds, size) : run_client(id, rounds, size);
+	return server ? run_server(id, rounds, size) :
+			run_client(id, rounds, size, read_back);
 }

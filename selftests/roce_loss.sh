@@ -4,7 +4,10 @@
 # timeout: 2000
 # RC over a lossy wire: with netem dropping 2%, reordering 5%, duplicating
 # 1% and corrupting 0.1% of the frames both ways, 256 MiB of RDMA WRITEs and
-# SENDs (rc_xfer.c: every byte checked, every round exactly once) and
+# SENDs (rc_xfer.c: every byte checked, every round exactly once), 128
+# WRITEs of 64 KiB each read back by a READ posted together with the SEND
+# behind it (a NAK for the SEND must not skip the READ's lost responses;
+# small, since a READ response lost or reordered costs a go-back), and
 # rping -V's verified READ/WRITE traffic arrive intact; with every RoCE
 # frame dropped, the requester's WQE ends with "retry counter exceeded"
 # within its timeout budget instead of hanging. Recovery is selective:
@@ -67,6 +70,11 @@ writes_sends() {
 		timeout 600 "$xfer" -c "$s4" -n "$ROUNDS" -z 1048576 || return 1
 	echo "moved $((2 * ROUNDS)) MiB in $((SECONDS - t0)) s"
 }
+RD_ROUNDS=${ROCE_LOSS_READ_ROUNDS:-128} # of 64 KiB WRITE + READ + SEND
+writes_reads_sends() {
+	peer_pair "$(role)" timeout 600 "$xfer" -s "$s4" -n "$RD_ROUNDS" -z 65536 -- \
+		timeout 600 "$xfer" -c "$s4" -n "$RD_ROUNDS" -z 65536 -r
+}
 reads_writes() {
 	peer_pair "$(role)" \
 		timeout 400 rping -s -a "$s4" -V -C 64 -S 65000 -- \
@@ -93,12 +101,14 @@ retry_exceeded() {
 	grep -q "retry counter exceeded" <<< "$out" && [ $((t1 - t0)) -lt 40 ]
 }
 
-tap_plan 8
+tap_plan 9
 t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
 g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on $NETDEV" lossy
 STEP_TIMEOUT=700
 t "$ROUNDS MiB WRITE + $ROUNDS MiB SEND, every byte checked, through the loss" writes_sends
+t "$RD_ROUNDS x 64 KiB WRITE, READ back, SEND posted at once, checked, through the loss" \
+	writes_reads_sends
 t "rping -V (RDMA READ/WRITE, 65000 B x 64) through the loss" reads_writes
 t "host$me: recovery was selective (reorder queue, single resends)" recovered_selectively
 diag "$(counters)"
