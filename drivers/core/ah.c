@@ -59,7 +59,7 @@ int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	unsigned long flags;
 	int err;
 
-	if (dev->tp->kind != SRDMA_ROCE)
+	if (!dev->tp->uses_av)
 		return -EOPNOTSUPP;
 	err = srdma_av_from_attr(dev, &ah->av, init->ah_attr);
 	if (err)

@@ -73,7 +73,7 @@ static int srdma_check_values(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	    attr->path_mig_state != IB_MIG_MIGRATED)
 		return -EOPNOTSUPP;
 	if (mask & IB_QP_AV) {
-		if (dev->tp->kind != SRDMA_ROCE)
+		if (!dev->tp->uses_av)
 			return -EINVAL;
 		return srdma_av_from_attr(dev, av, &attr->ah_attr);
 	}

@@ -44,8 +44,6 @@
 #define SRDMA_MAX_SRQ_SGE	SRDMA_MAX_SGE
 #define SRDMA_MAX_RD_ATOMIC	128
 #define SRDMA_MAX_FRMR_PAGES	512
-#define SRDMA_MAX_MCAST_GRP	8192
-#define SRDMA_MAX_MCAST_QP_ATTACH 56
 #define SRDMA_MAX_MR_SIZE	(1ULL << 40)
 #define SRDMA_GID_TABLE_LEN	32
 #define SRDMA_FIRST_QPN		16
@@ -68,6 +66,20 @@ struct srdma_transport {
 	const char *link_type;		/* "sroce" or "siwarp" */
 	enum srdma_kind kind;
 	const struct ib_device_ops *ops;	/* transport-specific verbs */
+	/* What the device and its port report (device.c, query.c). */
+	u8 node_type;			/* RDMA_NODE_* */
+	u32 vendor_part_id;
+	u32 core_cap_flags;		/* RDMA_CORE_PORT_* */
+	u32 max_mad_size;		/* 0: the port takes no MADs */
+	u32 gid_tbl_len;
+	u32 port_cap_flags;		/* IB_PORT_* besides IB_PORT_CM_SUP */
+	/* header bytes a packet carries besides its payload: path MTU */
+	u32 mtu_overhead;
+	/* peers are addressed by an AV: address handles, IB_QP_AV */
+	bool uses_av;
+	/* add the transport's own device attributes to the shared ones */
+	void (*query_device)(struct srdma_dev *dev,
+			     struct ib_device_attr *attr);
 	int (*dev_init)(struct srdma_dev *dev);
 	void (*dev_fini)(struct srdma_dev *dev);
 	/*

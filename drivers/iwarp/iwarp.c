@@ -184,6 +184,13 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.link_type = "siwarp",
 	.kind = SRDMA_IWARP,
 	.ops = &srdma_iwarp_ops,
+	.node_type = RDMA_NODE_RNIC,
+	.vendor_part_id = 2,
+	.core_cap_flags = RDMA_CORE_PORT_IWARP,
+	.gid_tbl_len = 1,
+	.port_cap_flags = IB_PORT_DEVICE_MGMT_SUP,
+	/* TCP segments by itself: only the netdev MTU bounds a message */
+	.mtu_overhead = 0,
 	.dev_init = iw_dev_init,
 	.dev_fini = iw_dev_fini,
 	.qp_init = iw_qp_init,

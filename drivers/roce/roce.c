@@ -3,6 +3,11 @@
  * The RoCEv2 transport: device set-up on the namespace's UDP socket and
  * the per-QP protocol state that follows the QP through its states.
  */
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pack.h>
+
 #include "roce.h"
 
 static int srdma_roce_dev_init(struct srdma_dev *dev)
@@ -133,6 +138,18 @@ static void roce_qp_error(struct srdma_qp *qp)
 		roce_resp_flush(rqp);
 }
 
+/* What only RoCE offers: P_Key and Q_Key violation counts, multicast. */
+static void roce_query_device(struct srdma_dev *dev,
+			      struct ib_device_attr *attr)
+{
+	attr->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR |
+				  IB_DEVICE_BAD_QKEY_CNTR;
+	attr->max_mcast_grp = SRDMA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SRDMA_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach =
+		SRDMA_MAX_MCAST_GRP * SRDMA_MAX_MCAST_QP_ATTACH;
+}
+
 static const struct ib_device_ops srdma_roce_ops = {
 	.owner = THIS_MODULE,
 	.attach_mcast = roce_attach_mcast,
@@ -143,6 +160,16 @@ const struct srdma_transport srdma_roce_transport = {
 	.link_type = "sroce",
 	.kind = SRDMA_ROCE,
 	.ops = &srdma_roce_ops,
+	.node_type = RDMA_NODE_IB_CA,
+	.vendor_part_id = 1,
+	.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
+	.max_mad_size = IB_MGMT_MAD_SIZE,
+	.gid_tbl_len = SRDMA_GID_TABLE_LEN,
+	/* IPv6, UDP, BTH, the largest extension header, ICRC */
+	.mtu_overhead = sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
+			IB_BTH_BYTES + IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES,
+	.uses_av = true,
+	.query_device = roce_query_device,
 	.dev_init = srdma_roce_dev_init,
 	.dev_fini = srdma_roce_dev_fini,
 	.qp_init = roce_qp_init,

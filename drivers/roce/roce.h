@@ -16,6 +16,10 @@
 #include "../core/srdma.h"
 #include "roce_wire.h"
 
+/* Multicast: groups per device, QPs per group (mcast.c). */
+#define SRDMA_MAX_MCAST_GRP	8192
+#define SRDMA_MAX_MCAST_QP_ATTACH 56
+
 /* What each opcode carries (IBTA 9.4, table 38). */
 enum {
 	ROCE_F_RETH = BIT(0),
