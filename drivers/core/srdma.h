@@ -53,18 +53,12 @@
 struct srdma_dev;
 struct srdma_qp;
 
-enum srdma_kind {
-	SRDMA_ROCE,
-	SRDMA_IWARP,
-};
-
 /*
  * The seam between core and transports. The core owns objects, queues,
  * keys and completions; a transport moves bytes on its wire.
  */
 struct srdma_transport {
 	const char *link_type;		/* "sroce" or "siwarp" */
-	enum srdma_kind kind;
 	const struct ib_device_ops *ops;	/* transport-specific verbs */
 	/* What the device and its port report (device.c, query.c). */
 	u8 node_type;			/* RDMA_NODE_* */
@@ -80,6 +74,20 @@ struct srdma_transport {
 	/* add the transport's own device attributes to the shared ones */
 	void (*query_device)(struct srdma_dev *dev,
 			     struct ib_device_attr *attr);
+	/* QP types create_qp accepts: BIT(IB_QPT_*) */
+	u32 qp_types;
+	enum ib_qp_state qp_init_state;	/* where create_qp leaves a QP */
+	/*
+	 * RC opcodes beyond the shared set that post_send takes, as
+	 * BIT(IB_WR_*); SRDMA_WR_ATOMIC_WRITE only ever from user QPs.
+	 */
+	u32 rc_opcodes;
+	/*
+	 * modify_qp: may @qp move from @cur to *@next with @mask? May
+	 * change *@next. NULL: the IB rules (ib_modify_qp_is_ok).
+	 */
+	bool (*modify_qp_ok)(struct srdma_qp *qp, enum ib_qp_state cur,
+			     enum ib_qp_state *next, int mask);
 	int (*dev_init)(struct srdma_dev *dev);
 	void (*dev_fini)(struct srdma_dev *dev);
 	/*

@@ -158,7 +158,6 @@ static const struct ib_device_ops srdma_roce_ops = {
 
 const struct srdma_transport srdma_roce_transport = {
 	.link_type = "sroce",
-	.kind = SRDMA_ROCE,
 	.ops = &srdma_roce_ops,
 	.node_type = RDMA_NODE_IB_CA,
 	.vendor_part_id = 1,
@@ -170,6 +169,10 @@ const struct srdma_transport srdma_roce_transport = {
 			IB_BTH_BYTES + IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES,
 	.uses_av = true,
 	.query_device = roce_query_device,
+	.qp_types = BIT(IB_QPT_RC) | BIT(IB_QPT_UC) | BIT(IB_QPT_UD) |
+		    BIT(IB_QPT_GSI),
+	.qp_init_state = IB_QPS_RESET,
+	.rc_opcodes = BIT(SRDMA_WR_ATOMIC_WRITE),
 	.dev_init = srdma_roce_dev_init,
 	.dev_fini = srdma_roce_dev_fini,
 	.qp_init = roce_qp_init,
