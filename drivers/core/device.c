@@ -176,10 +176,11 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 		return -EEXIST;
 	}
 
-	dev = ib_alloc_device(srdma_dev, ibdev);
-	if (!dev)
+	/* the transport's device struct, if any, embeds ours at its start */
+	ibdev = _ib_alloc_device(max(sizeof(*dev), tp->dev_size));
+	if (!ibdev)
 		return -ENOMEM;
-	ibdev = &dev->ibdev;
+	dev = to_sdev(ibdev);
 	dev->tp = tp;
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);

@@ -60,6 +60,11 @@ struct srdma_qp;
 struct srdma_transport {
 	const char *link_type;		/* "sroce" or "siwarp" */
 	const struct ib_device_ops *ops;	/* transport-specific verbs */
+	/*
+	 * Size of the transport's device struct, which begins with a
+	 * struct srdma_dev: the core allocates it. 0: no state of its own.
+	 */
+	size_t dev_size;
 	/* What the device and its port report (device.c, query.c). */
 	u8 node_type;			/* RDMA_NODE_* */
 	u32 vendor_part_id;
@@ -179,8 +184,6 @@ struct srdma_counters {
 	u64 c[SRDMA_CNT_MAX];
 };
 
-struct srdma_net;
-
 /*
  * RDMA ATOMIC WRITE (IBTA 1.5): newer than this kernel's headers, but
  * librxe posts it with these user ABI values.
@@ -193,8 +196,6 @@ struct srdma_dev {
 	const struct srdma_transport *tp;
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
-	struct srdma_net *snet;		/* RoCE: per-namespace UDP socket */
-	struct list_head snet_node;	/* on snet's device list */
 	struct list_head list;		/* on srdma_devices */
 	enum ib_port_state last_state;
 	bool tp_ready;			/* tp->dev_init succeeded */
@@ -206,14 +207,12 @@ struct srdma_dev {
 	u32 next_key_index;		/* under the keys xa_lock */
 	atomic_t srq_seq;
 
-	/* RoCE multicast groups (roce/mcast.c), read under RCU */
-	struct list_head mcast_groups;
-	struct mutex mcast_lock;	/* changes to the groups */
-	u32 nmcast;
-
 	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr, num_mw, num_ah;
 	struct srdma_counters __percpu *counters;	/* counters.c */
 };
+
+/* _ib_alloc_device() allocates it: the ib_device comes first */
+static_assert(offsetof(struct srdma_dev, ibdev) == 0);
 
 static inline struct srdma_dev *to_sdev(struct ib_device *ibdev)
 {
@@ -763,17 +762,6 @@ extern const struct srdma_transport srdma_iwarp_transport;
 /* roce/socket.c APIs: */
 int srdma_net_init(void);
 void srdma_net_exit(void);
-struct srdma_net *srdma_net_get(struct net *net);
-void srdma_net_put(struct srdma_net *snet);
-int srdma_net_attach(struct srdma_dev *dev);
-void srdma_net_detach(struct srdma_dev *dev);
-struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
-				     const struct net_device *ndev);
-struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
-				       const struct in6_addr *addr);
-
-/* roce/recv.c APIs: */
-int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
 
 /* iwarp/net.c APIs: */
 int srdma_iw_net_init(void);

@@ -10,6 +10,9 @@
 
 #include "roce.h"
 
+/* the core allocates a roce_dev as if it were an srdma_dev */
+static_assert(offsetof(struct roce_dev, dev) == 0);
+
 static int srdma_roce_dev_init(struct srdma_dev *dev)
 {
 	roce_mcast_init(dev);
@@ -159,6 +162,7 @@ static const struct ib_device_ops srdma_roce_ops = {
 const struct srdma_transport srdma_roce_transport = {
 	.link_type = "sroce",
 	.ops = &srdma_roce_ops,
+	.dev_size = sizeof(struct roce_dev),
 	.node_type = RDMA_NODE_IB_CA,
 	.vendor_part_id = 1,
 	.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
