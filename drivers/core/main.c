@@ -20,6 +20,36 @@
 struct workqueue_struct *srdma_unbound_wq;
 struct workqueue_struct *srdma_cpu_wq;
 
+/* The transports: set up in this order at load, ended in reverse. */
+static const struct srdma_transport *const srdma_transports[] = {
+	&srdma_roce_transport,
+	&srdma_iwarp_transport,
+};
+
+static void srdma_transports_exit(unsigned int n)
+{
+	while (n--)
+		if (srdma_transports[n]->exit)
+			srdma_transports[n]->exit();
+}
+
+static int srdma_transports_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++) {
+		if (!srdma_transports[i]->init)
+			continue;
+		err = srdma_transports[i]->init();
+		if (err) {
+			srdma_transports_exit(i);
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int srdma_roce_newlink(const char *name, struct net_device *ndev)
 {
 	return srdma_newlink(&srdma_roce_transport, name, ndev);
@@ -97,19 +127,13 @@ static int __init srdma_init(void)
 		goto err_wq;
 	}
 
-	/* Holds UDP 4791 in the initial namespace; fails beside rdma_rxe. */
-	err = srdma_net_init();
+	err = srdma_transports_init();
 	if (err)
 		goto err_cpu_wq;
 
-	/* siwarp's sockets per namespace, ended by its pernet exit */
-	err = srdma_iw_net_init();
-	if (err)
-		goto err_net;
-
 	err = register_module_notifier(&srdma_module_nb);
 	if (err)
-		goto err_iw_net;
+		goto err_tp;
 
 	err = srdma_netdev_notifier_register();
 	if (err)
@@ -123,10 +147,8 @@ static int __init srdma_init(void)
 
 err_mod:
 	unregister_module_notifier(&srdma_module_nb);
-err_iw_net:
-	srdma_iw_net_exit();
-err_net:
-	srdma_net_exit();
+err_tp:
+	srdma_transports_exit(ARRAY_SIZE(srdma_transports));
 err_cpu_wq:
 	destroy_workqueue(srdma_cpu_wq);
 err_wq:
@@ -143,9 +165,7 @@ static void __exit srdma_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srdma_netdev_notifier_unregister();
 	unregister_module_notifier(&srdma_module_nb);
-	/* ends what siwarp sockets are left (lingering closes) everywhere */
-	srdma_iw_net_exit();
-	srdma_net_exit();
+	srdma_transports_exit(ARRAY_SIZE(srdma_transports));
 	/*
 	 * Last, with every device gone: all of srdma's deferred work
 	 * (iWARP set-up and close, transmit, READ replies) runs on these

@@ -61,6 +61,12 @@ struct srdma_transport {
 	const char *link_type;		/* "sroce" or "siwarp" */
 	const struct ib_device_ops *ops;	/* transport-specific verbs */
 	/*
+	 * Module load and unload (main.c), in srdma_transports[] order and
+	 * its reverse; a failed init unwinds the transports before it.
+	 */
+	int (*init)(void);
+	void (*exit)(void);
+	/*
 	 * Size of the transport's device struct, which begins with a
 	 * struct srdma_dev: the core allocates it. 0: no state of its own.
 	 */
@@ -758,14 +764,6 @@ void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 /* roce/roce.c and iwarp/iwarp.c: */
 extern const struct srdma_transport srdma_roce_transport;
 extern const struct srdma_transport srdma_iwarp_transport;
-
-/* roce/socket.c APIs: */
-int srdma_net_init(void);
-void srdma_net_exit(void);
-
-/* iwarp/net.c APIs: */
-int srdma_iw_net_init(void);
-void srdma_iw_net_exit(void);
 
 /* Kernel version differences, some wrapping the prototypes above. */
 #include "compat.h"

@@ -212,6 +212,12 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 const struct srdma_transport srdma_iwarp_transport = {
 	.link_type = "siwarp",
 	.ops = &srdma_iwarp_ops,
+	/*
+	 * Sockets per namespace; the exit ends what is left of them
+	 * (lingering closes) everywhere.
+	 */
+	.init = srdma_iw_net_init,
+	.exit = srdma_iw_net_exit,
 	.node_type = RDMA_NODE_RNIC,
 	.vendor_part_id = 2,
 	.core_cap_flags = RDMA_CORE_PORT_IWARP,

@@ -162,6 +162,9 @@ static const struct ib_device_ops srdma_roce_ops = {
 const struct srdma_transport srdma_roce_transport = {
 	.link_type = "sroce",
 	.ops = &srdma_roce_ops,
+	/* holds UDP 4791 in the initial namespace; fails beside rdma_rxe */
+	.init = srdma_net_init,
+	.exit = srdma_net_exit,
 	.dev_size = sizeof(struct roce_dev),
 	.node_type = RDMA_NODE_IB_CA,
 	.vendor_part_id = 1,

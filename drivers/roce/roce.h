@@ -216,6 +216,8 @@ bool roce_icrc_ok(struct roce_pkt *pkt);
 struct srdma_dev *roce_rx_dev(struct srdma_net *snet, struct sk_buff *skb);
 
 /* socket.c APIs: */
+int srdma_net_init(void);
+void srdma_net_exit(void);
 struct srdma_net *srdma_net_get(struct net *net);
 void srdma_net_put(struct srdma_net *snet);
 int srdma_net_attach(struct srdma_dev *dev);
