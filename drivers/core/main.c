@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srdma module entry: link types, the rdma_rxe guard, shared state.
+ * srdma module entry: the transports, the rdma_rxe guard, shared state.
  *
  * srdma registers its devices with driver_id RDMA_DRIVER_RXE so that the
  * stock librxe provider drives them. The distro's rdma_rxe casts every
@@ -50,37 +50,26 @@ static int srdma_transports_init(void)
 	return 0;
 }
 
-static int srdma_roce_newlink(const char *name, struct net_device *ndev)
+/* The transports' `rdma link add ... type NAME` entries. */
+static void srdma_link_types_register(void)
 {
-	return srdma_newlink(&srdma_roce_transport, name, ndev);
+	struct rdma_link_ops *const *ops;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++)
+		for (ops = srdma_transports[i]->link_ops; *ops; ops++)
+			rdma_link_register(*ops);
 }
 
-static int srdma_iwarp_newlink(const char *name, struct net_device *ndev)
+static void srdma_link_types_unregister(void)
 {
-	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
+	struct rdma_link_ops *const *ops;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++)
+		for (ops = srdma_transports[i]->link_ops; *ops; ops++)
+			rdma_link_unregister(*ops);
 }
-
-static struct rdma_link_ops srdma_roce_link_ops = {
-	.type = "sroce",
-	.newlink = srdma_roce_newlink,
-};
-
-static struct rdma_link_ops srdma_iwarp_link_ops = {
-	.type = "siwarp",
-	.newlink = srdma_iwarp_newlink,
-};
-
-/*
- * A drop-in for rdma_rxe: scripts say "rdma link add NAME type rxe" and
- * get an sroce device. The type is free whenever srdma is loaded, since
- * rdma_rxe then cannot be. No MODULE_ALIAS for it: rdma_rxe's own alias
- * would race ours; the installed modprobe.d file points "rdma-link-rxe"
- * and "rdma_rxe" at srdma instead (tools/modprobe.d/srdma.conf).
- */
-static struct rdma_link_ops srdma_rxe_link_ops = {
-	.type = "rxe",
-	.newlink = srdma_roce_newlink,
-};
 
 /*
  * Some kernels' rdma_rxe bind UDP 4791 only when a device is added, so
@@ -139,9 +128,7 @@ static int __init srdma_init(void)
 	if (err)
 		goto err_mod;
 
-	rdma_link_register(&srdma_roce_link_ops);
-	rdma_link_register(&srdma_iwarp_link_ops);
-	rdma_link_register(&srdma_rxe_link_ops);
+	srdma_link_types_register();
 	pr_info("loaded: link types sroce and rxe (RoCEv2), siwarp (iWARP)\n");
 	return 0;
 
@@ -158,9 +145,7 @@ err_wq:
 
 static void __exit srdma_exit(void)
 {
-	rdma_link_unregister(&srdma_rxe_link_ops);
-	rdma_link_unregister(&srdma_iwarp_link_ops);
-	rdma_link_unregister(&srdma_roce_link_ops);
+	srdma_link_types_unregister();
 	/* Removes every srdma device; waits for their users to go. */
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srdma_netdev_notifier_unregister();
@@ -184,5 +169,3 @@ module_exit(srdma_exit);
 
 MODULE_DESCRIPTION("Software RDMA: RoCEv2 and iWARP over any Ethernet netdev");
 MODULE_LICENSE("GPL");
-MODULE_ALIAS_RDMA_LINK("sroce");
-MODULE_ALIAS_RDMA_LINK("siwarp");

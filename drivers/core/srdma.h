@@ -26,6 +26,8 @@
 #include <rdma/ib_umem.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+struct rdma_link_ops;
+
 #define SRDMA_UVERBS_ABI_VERSION	2
 
 /* Honest limits: what the object code below actually enforces. */
@@ -59,6 +61,8 @@ struct srdma_qp;
  */
 struct srdma_transport {
 	const char *link_type;		/* "sroce" or "siwarp" */
+	/* `rdma link add NAME type T` for each; NULL-terminated */
+	struct rdma_link_ops *const *link_ops;
 	const struct ib_device_ops *ops;	/* transport-specific verbs */
 	/*
 	 * Module load and unload (main.c), in srdma_transports[] order and

@@ -5,6 +5,7 @@
  * that follows the QP through its states.
  */
 #include <linux/module.h>
+#include <rdma/rdma_netlink.h>
 
 #include "iwarp.h"
 
@@ -209,8 +210,26 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 	.query_gid = srdma_iw_query_gid,
 };
 
+static int iw_newlink(const char *name, struct net_device *ndev)
+{
+	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
+}
+
+static struct rdma_link_ops iw_link_ops = {
+	.type = "siwarp",
+	.newlink = iw_newlink,
+};
+
+static struct rdma_link_ops *const iw_link_types[] = {
+	&iw_link_ops,
+	NULL,
+};
+
+MODULE_ALIAS_RDMA_LINK("siwarp");
+
 const struct srdma_transport srdma_iwarp_transport = {
 	.link_type = "siwarp",
+	.link_ops = iw_link_types,
 	.ops = &srdma_iwarp_ops,
 	/*
 	 * Sockets per namespace; the exit ends what is left of them

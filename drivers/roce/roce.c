@@ -3,10 +3,12 @@
  * The RoCEv2 transport: device set-up on the namespace's UDP socket and
  * the per-QP protocol state that follows the QP through its states.
  */
+#include <linux/module.h>
 #include <linux/udp.h>
 #include <net/ipv6.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pack.h>
+#include <rdma/rdma_netlink.h>
 
 #include "roce.h"
 
@@ -159,8 +161,39 @@ static const struct ib_device_ops srdma_roce_ops = {
 	.detach_mcast = roce_detach_mcast,
 };
 
+static int roce_newlink(const char *name, struct net_device *ndev)
+{
+	return srdma_newlink(&srdma_roce_transport, name, ndev);
+}
+
+static struct rdma_link_ops roce_link_ops = {
+	.type = "sroce",
+	.newlink = roce_newlink,
+};
+
+/*
+ * A drop-in for rdma_rxe: scripts say "rdma link add NAME type rxe" and
+ * get an sroce device. The type is free whenever srdma is loaded, since
+ * rdma_rxe then cannot be. No MODULE_ALIAS for it: rdma_rxe's own alias
+ * would race ours; the installed modprobe.d file points "rdma-link-rxe"
+ * and "rdma_rxe" at srdma instead (tools/modprobe.d/srdma.conf).
+ */
+static struct rdma_link_ops roce_rxe_link_ops = {
+	.type = "rxe",
+	.newlink = roce_newlink,
+};
+
+static struct rdma_link_ops *const roce_link_types[] = {
+	&roce_link_ops,
+	&roce_rxe_link_ops,
+	NULL,
+};
+
+MODULE_ALIAS_RDMA_LINK("sroce");
+
 const struct srdma_transport srdma_roce_transport = {
 	.link_type = "sroce",
+	.link_ops = roce_link_types,
 	.ops = &srdma_roce_ops,
 	/* holds UDP 4791 in the initial namespace; fails beside rdma_rxe */
 	.init = srdma_net_init,
