@@ -10,6 +10,7 @@
 #include <rdma/ib_cache.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 int srdma_av_from_attr(struct srdma_dev *dev, struct srdma_av *av,
 		       const struct rdma_ah_attr *attr)

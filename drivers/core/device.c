@@ -10,6 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 static struct lock_class_key srdma_qps_lock_key;
 static struct lock_class_key srdma_keys_lock_key;

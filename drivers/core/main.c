@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 /*
  * srdma's deferred work runs on these two and nowhere else: any CPU

@@ -6,6 +6,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 static int srdma_qp_check_init(struct srdma_dev *dev,
 			       struct ib_qp_init_attr *init)

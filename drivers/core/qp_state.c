@@ -6,6 +6,7 @@
  * for every attribute.
  */
 #include "srdma.h"
+#include "transport.h"
 #include "trace.h"
 
 #define SRDMA_QP_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \

@@ -4,6 +4,7 @@
 #include <rdma/ib_mad.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 #define SRDMA_FW_VERSION "1.0.0"
 

@@ -11,6 +11,7 @@
 #include <linux/error-injection.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 int srdma_swqe_alloc(struct srdma_qp *qp)
 {

@@ -22,7 +22,7 @@
 #include <net/sock.h>
 #include <rdma/iw_cm.h>
 
-#include "../core/srdma.h"
+#include "../core/transport.h"
 #include "iwarp_wire.h"
 
 /* Longest header an FPDU can start with: untagged + atomic request. */

@@ -13,7 +13,7 @@
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
 
-#include "../core/srdma.h"
+#include "../core/transport.h"
 #include "roce_wire.h"
 
 /* Multicast: groups per device, QPs per group (mcast.c). */
