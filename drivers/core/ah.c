@@ -10,6 +10,7 @@
 #include <rdma/ib_cache.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 int srdma_av_from_attr(struct srdma_dev *dev, struct srdma_av *av,
 		       const struct rdma_ah_attr *attr)
@@ -59,7 +60,7 @@ int srdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	unsigned long flags;
 	int err;
 
-	if (dev->tp->kind != SRDMA_ROCE)
+	if (!dev->tp->uses_av)
 		return -EOPNOTSUPP;
 	err = srdma_av_from_attr(dev, &ah->av, init->ah_attr);
 	if (err)

@@ -5,6 +5,7 @@
  * one lock serialises them; they are rare and short.
  */
 #include "srdma.h"
+#include "transport.h"
 
 static DEFINE_SPINLOCK(srdma_atomic_lock);
 

@@ -8,6 +8,7 @@
 #include <linux/highmem.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 static void srdma_copy_chunk(void *va, void *buf, size_t n,
 			     enum srdma_copy_dir dir)

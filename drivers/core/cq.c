@@ -6,6 +6,7 @@
  * user memory are masked and never trusted for anything but fullness.
  */
 #include "srdma.h"
+#include "transport.h"
 
 static u32 srdma_cq_elem_size(bool is_user)
 {

@@ -7,10 +7,10 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <net/addrconf.h>
-#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 static struct lock_class_key srdma_qps_lock_key;
 static struct lock_class_key srdma_keys_lock_key;
@@ -71,12 +71,8 @@ static int srdma_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	imm->pkey_tbl_len = attr.pkey_tbl_len;
 	imm->gid_tbl_len = attr.gid_tbl_len;
-	if (dev->tp->kind == SRDMA_ROCE) {
-		imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-		imm->max_mad_size = IB_MGMT_MAD_SIZE;
-	} else {
-		imm->core_cap_flags = RDMA_CORE_PORT_IWARP;
-	}
+	imm->core_cap_flags = dev->tp->core_cap_flags;
+	imm->max_mad_size = dev->tp->max_mad_size;
 	return 0;
 }
 
@@ -181,10 +177,11 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 		return -EEXIST;
 	}
 
-	dev = ib_alloc_device(srdma_dev, ibdev);
-	if (!dev)
+	/* the transport's device struct, if any, embeds ours at its start */
+	ibdev = _ib_alloc_device(max(sizeof(*dev), tp->dev_size));
+	if (!ibdev)
 		return -ENOMEM;
-	ibdev = &dev->ibdev;
+	dev = to_sdev(ibdev);
 	dev->tp = tp;
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
@@ -208,8 +205,7 @@ int srdma_newlink(const struct srdma_transport *tp, const char *name,
 	if (err)
 		goto err_dealloc;
 
-	ibdev->node_type = tp->kind == SRDMA_ROCE ? RDMA_NODE_IB_CA :
-						    RDMA_NODE_RNIC;
+	ibdev->node_type = tp->node_type;
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);
 	ibdev->phys_port_cnt = 1;

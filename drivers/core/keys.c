@@ -32,6 +32,7 @@
 #include <linux/random.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 #define SRDMA_KEY_INDEX_MAX	((1U << 24) - 1)
 /* gaps of 0..15: unguessable neighbours, still dense xarray nodes */

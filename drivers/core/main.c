@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srdma module entry: link types, the rdma_rxe guard, shared state.
+ * srdma module entry: the transports, the rdma_rxe guard, shared state.
  *
  * srdma registers its devices with driver_id RDMA_DRIVER_RXE so that the
  * stock librxe provider drives them. The distro's rdma_rxe casts every
@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 /*
  * srdma's deferred work runs on these two and nowhere else: any CPU
@@ -20,37 +21,56 @@
 struct workqueue_struct *srdma_unbound_wq;
 struct workqueue_struct *srdma_cpu_wq;
 
-static int srdma_roce_newlink(const char *name, struct net_device *ndev)
+/* The transports: set up in this order at load, ended in reverse. */
+static const struct srdma_transport *const srdma_transports[] = {
+	&srdma_roce_transport,
+	&srdma_iwarp_transport,
+};
+
+static void srdma_transports_exit(unsigned int n)
 {
-	return srdma_newlink(&srdma_roce_transport, name, ndev);
+	while (n--)
+		if (srdma_transports[n]->exit)
+			srdma_transports[n]->exit();
 }
 
-static int srdma_iwarp_newlink(const char *name, struct net_device *ndev)
+static int srdma_transports_init(void)
 {
-	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++) {
+		if (!srdma_transports[i]->init)
+			continue;
+		err = srdma_transports[i]->init();
+		if (err) {
+			srdma_transports_exit(i);
+			return err;
+		}
+	}
+	return 0;
 }
 
-static struct rdma_link_ops srdma_roce_link_ops = {
-	.type = "sroce",
-	.newlink = srdma_roce_newlink,
-};
+/* The transports' `rdma link add ... type NAME` entries. */
+static void srdma_link_types_register(void)
+{
+	struct rdma_link_ops *const *ops;
+	unsigned int i;
 
-static struct rdma_link_ops srdma_iwarp_link_ops = {
-	.type = "siwarp",
-	.newlink = srdma_iwarp_newlink,
-};
+	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++)
+		for (ops = srdma_transports[i]->link_ops; *ops; ops++)
+			rdma_link_register(*ops);
+}
 
-/*
- * A drop-in for rdma_rxe: scripts say "rdma link add NAME type rxe" and
- * get an sroce device. The type is free whenever srdma is loaded, since
- * rdma_rxe then cannot be. No MODULE_ALIAS for it: rdma_rxe's own alias
- * would race ours; the installed modprobe.d file points "rdma-link-rxe"
- * and "rdma_rxe" at srdma instead (tools/modprobe.d/srdma.conf).
- */
-static struct rdma_link_ops srdma_rxe_link_ops = {
-	.type = "rxe",
-	.newlink = srdma_roce_newlink,
-};
+static void srdma_link_types_unregister(void)
+{
+	struct rdma_link_ops *const *ops;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++)
+		for (ops = srdma_transports[i]->link_ops; *ops; ops++)
+			rdma_link_unregister(*ops);
+}
 
 /*
  * Some kernels' rdma_rxe bind UDP 4791 only when a device is added, so
@@ -97,36 +117,26 @@ static int __init srdma_init(void)
 		goto err_wq;
 	}
 
-	/* Holds UDP 4791 in the initial namespace; fails beside rdma_rxe. */
-	err = srdma_net_init();
+	err = srdma_transports_init();
 	if (err)
 		goto err_cpu_wq;
 
-	/* siwarp's sockets per namespace, ended by its pernet exit */
-	err = srdma_iw_net_init();
-	if (err)
-		goto err_net;
-
 	err = register_module_notifier(&srdma_module_nb);
 	if (err)
-		goto err_iw_net;
+		goto err_tp;
 
 	err = srdma_netdev_notifier_register();
 	if (err)
 		goto err_mod;
 
-	rdma_link_register(&srdma_roce_link_ops);
-	rdma_link_register(&srdma_iwarp_link_ops);
-	rdma_link_register(&srdma_rxe_link_ops);
+	srdma_link_types_register();
 	pr_info("loaded: link types sroce and rxe (RoCEv2), siwarp (iWARP)\n");
 	return 0;
 
 err_mod:
 	unregister_module_notifier(&srdma_module_nb);
-err_iw_net:
-	srdma_iw_net_exit();
-err_net:
-	srdma_net_exit();
+err_tp:
+	srdma_transports_exit(ARRAY_SIZE(srdma_transports));
 err_cpu_wq:
 	destroy_workqueue(srdma_cpu_wq);
 err_wq:
@@ -136,16 +146,12 @@ err_wq:
 
 static void __exit srdma_exit(void)
 {
-	rdma_link_unregister(&srdma_rxe_link_ops);
-	rdma_link_unregister(&srdma_iwarp_link_ops);
-	rdma_link_unregister(&srdma_roce_link_ops);
+	srdma_link_types_unregister();
 	/* Removes every srdma device; waits for their users to go. */
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srdma_netdev_notifier_unregister();
 	unregister_module_notifier(&srdma_module_nb);
-	/* ends what siwarp sockets are left (lingering closes) everywhere */
-	srdma_iw_net_exit();
-	srdma_net_exit();
+	srdma_transports_exit(ARRAY_SIZE(srdma_transports));
 	/*
 	 * Last, with every device gone: all of srdma's deferred work
 	 * (iWARP set-up and close, transmit, READ replies) runs on these
@@ -164,5 +170,3 @@ module_exit(srdma_exit);
 
 MODULE_DESCRIPTION("Software RDMA: RoCEv2 and iWARP over any Ethernet netdev");
 MODULE_LICENSE("GPL");
-MODULE_ALIAS_RDMA_LINK("sroce");
-MODULE_ALIAS_RDMA_LINK("siwarp");

@@ -9,6 +9,7 @@
 #include <linux/scatterlist.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 #define SRDMA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \

@@ -8,6 +8,7 @@
  * The two locks are never held together.
  */
 #include "srdma.h"
+#include "transport.h"
 
 int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {

@@ -5,6 +5,7 @@
  * user QPs post_send is librxe's doorbell (a POST_SEND with no WRs).
  */
 #include "srdma.h"
+#include "transport.h"
 
 static int srdma_write_send_wqe(struct srdma_qp *qp, const struct ib_send_wr *wr,
 				struct rxe_send_wqe *slot)

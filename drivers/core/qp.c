@@ -6,24 +6,16 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 static int srdma_qp_check_init(struct srdma_dev *dev,
 			       struct ib_qp_init_attr *init)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
-	switch (init->qp_type) {
-	case IB_QPT_RC:
-		break;
-	case IB_QPT_UC:
-	case IB_QPT_UD:
-	case IB_QPT_GSI:
-		if (dev->tp->kind == SRDMA_ROCE)
-			break;
-		fallthrough;
-	default:
+	if (init->qp_type >= BITS_PER_TYPE(dev->tp->qp_types) ||
+	    !(dev->tp->qp_types & BIT(init->qp_type)))
 		return -EOPNOTSUPP;
-	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
@@ -145,8 +137,7 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
 	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
-	/* an iWARP QP starts out ready for its connection (RNIC IDLE) */
-	qp->state = dev->tp->kind == SRDMA_IWARP ? IB_QPS_INIT : IB_QPS_RESET;
+	qp->state = dev->tp->qp_init_state;
 	qp->attr.path_mtu = srdma_mtu_for_netdev(dev);
 	qp->attr.pkey_index = 0;
 

@@ -1,40 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * modify_qp: the IB state machine with its per-transition attribute rules
- * (ib_modify_qp_is_ok) for RoCE, the looser RNIC rules for iWARP where
- * iw_cm drives the connection, and value checks for every attribute.
+ * (ib_modify_qp_is_ok) unless the transport has rules of its own (iWARP's
+ * looser RNIC ones, where iw_cm drives the connection), and value checks
+ * for every attribute.
  */
 #include "srdma.h"
+#include "transport.h"
 #include "trace.h"
 
 #define SRDMA_QP_ACCESS (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE | \
 			 IB_ACCESS_MW_BIND)
-
-/*
- * iWARP: the connection manager moves the QP to RTS and the stack to
- * ERR; users move it to INIT, RESET or ERR. No attribute masks apply.
- */
-static bool srdma_iwarp_transition_ok(enum ib_qp_state cur,
-				      enum ib_qp_state next)
-{
-	switch (next) {
-	case IB_QPS_RESET:
-	case IB_QPS_ERR:
-		return true;
-	case IB_QPS_INIT:
-		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
-	case IB_QPS_RTR:
-		return cur == IB_QPS_INIT || cur == IB_QPS_RTR;
-	case IB_QPS_RTS:
-		return cur == IB_QPS_INIT || cur == IB_QPS_RTR ||
-		       cur == IB_QPS_RTS || cur == IB_QPS_SQD;
-	case IB_QPS_SQD:
-		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
-	default:
-		return false;
-	}
-}
 
 static int srdma_check_values(struct srdma_qp *qp, struct ib_qp_attr *attr,
 			      int mask, struct srdma_av *av)
@@ -73,7 +50,7 @@ static int srdma_check_values(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	    attr->path_mig_state != IB_MIG_MIGRATED)
 		return -EOPNOTSUPP;
 	if (mask & IB_QP_AV) {
-		if (dev->tp->kind != SRDMA_ROCE)
+		if (!dev->tp->uses_av)
 			return -EINVAL;
 		return srdma_av_from_attr(dev, av, &attr->ah_attr);
 	}
@@ -175,15 +152,9 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	}
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 
-	if (dev->tp->kind == SRDMA_IWARP) {
-		/* a graceful disconnect of a connection that already failed */
-		if (cur == IB_QPS_ERR && next == IB_QPS_SQD)
-			next = IB_QPS_ERR;
-		if (!srdma_iwarp_transition_ok(cur, next)) {
-			err = -EINVAL;
-			goto out;
-		}
-	} else if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+	if (dev->tp->modify_qp_ok ?
+	    !dev->tp->modify_qp_ok(qp, cur, &next, mask) :
+	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		err = -EINVAL;
 		goto out;
 	}

@@ -1,26 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Device, port and P_Key queries: honest limits, port state from the netdev. */
 #include <linux/ethtool.h>
-#include <net/ipv6.h>
 #include <rdma/ib_mad.h>
-#include <rdma/ib_pack.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 #define SRDMA_FW_VERSION "1.0.0"
 
 /*
- * Largest IB MTU whose packets fit the netdev: IPv6 + UDP + BTH and the
- * largest extension header (AtomicETH) plus ICRC for RoCE; iWARP rides
- * TCP, which segments by itself, so only the netdev MTU bounds it.
+ * Largest IB MTU whose packets fit the netdev once the transport's
+ * headers (tp->mtu_overhead) are in.
  */
 enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev)
 {
 	int mtu = READ_ONCE(dev->ndev->mtu);
 
-	if (dev->tp->kind == SRDMA_ROCE)
-		mtu -= sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
-		       IB_BTH_BYTES + IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES;
+	mtu -= dev->tp->mtu_overhead;
 	if (mtu >= 4096)
 		return IB_MTU_4096;
 	if (mtu >= 2048)
@@ -36,7 +32,6 @@ int srdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
 	struct srdma_dev *dev = to_sdev(ibdev);
-	bool roce = dev->tp->kind == SRDMA_ROCE;
 
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
@@ -47,7 +42,7 @@ int srdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr_size = SRDMA_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE | SZ_2M;
 	attr->vendor_id = 0xffffff;	/* no OUI: a software device */
-	attr->vendor_part_id = roce ? 1 : 2;
+	attr->vendor_part_id = dev->tp->vendor_part_id;
 	attr->hw_ver = 1;
 	attr->max_qp = SRDMA_MAX_QP;
 	attr->max_qp_wr = SRDMA_MAX_QP_WR;
@@ -58,9 +53,6 @@ int srdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
-	if (roce)
-		attr->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR |
-					  IB_DEVICE_BAD_QKEY_CNTR;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = SRDMA_MAX_SGE;
 	attr->max_recv_sge = SRDMA_MAX_SGE;
@@ -74,19 +66,15 @@ int srdma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_init_rd_atom = SRDMA_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SRDMA_MAX_RD_ATOMIC * SRDMA_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
-	attr->max_ah = roce ? SRDMA_MAX_AH : 0;
+	attr->max_ah = dev->tp->uses_av ? SRDMA_MAX_AH : 0;
 	attr->max_srq = SRDMA_MAX_SRQ;
 	attr->max_srq_wr = SRDMA_MAX_SRQ_WR;
 	attr->max_srq_sge = SRDMA_MAX_SRQ_SGE;
 	attr->max_fast_reg_page_list_len = SRDMA_MAX_FRMR_PAGES;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
-	if (roce) {
-		attr->max_mcast_grp = SRDMA_MAX_MCAST_GRP;
-		attr->max_mcast_qp_attach = SRDMA_MAX_MCAST_QP_ATTACH;
-		attr->max_total_mcast_qp_attach =
-			SRDMA_MAX_MCAST_GRP * SRDMA_MAX_MCAST_QP_ATTACH;
-	}
+	if (dev->tp->query_device)
+		dev->tp->query_device(dev, attr);
 	return 0;
 }
 
@@ -94,7 +82,6 @@ int srdma_query_port(struct ib_device *ibdev, u32 port,
 		     struct ib_port_attr *attr)
 {
 	struct srdma_dev *dev = to_sdev(ibdev);
-	bool roce = dev->tp->kind == SRDMA_ROCE;
 	u16 speed;
 	u8 width;
 
@@ -108,10 +95,8 @@ int srdma_query_port(struct ib_device *ibdev, u32 port,
 			   IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = srdma_mtu_for_netdev(dev);
-	attr->gid_tbl_len = roce ? SRDMA_GID_TABLE_LEN : 1;
-	attr->port_cap_flags = IB_PORT_CM_SUP;
-	if (!roce)
-		attr->port_cap_flags |= IB_PORT_DEVICE_MGMT_SUP;
+	attr->gid_tbl_len = dev->tp->gid_tbl_len;
+	attr->port_cap_flags = IB_PORT_CM_SUP | dev->tp->port_cap_flags;
 	attr->max_msg_sz = 1U << 31;
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;

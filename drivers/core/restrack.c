@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 /* Slots in use between a ring's producer and @cons (both masked here). */
 static u32 srdma_ring_used(const struct srdma_queue *q, u32 cons)

@@ -11,6 +11,7 @@
 #include <linux/error-injection.h>
 
 #include "srdma.h"
+#include "transport.h"
 
 int srdma_swqe_alloc(struct srdma_qp *qp)
 {
@@ -28,6 +29,14 @@ void srdma_swqe_free(struct srdma_qp *qp)
 {
 	kvfree(qp->swqe_buf);
 	qp->swqe_buf = NULL;
+}
+
+/* One of the RC opcodes that only some transports carry. */
+static bool srdma_tp_rc_opcode(struct srdma_qp *qp, u32 opcode)
+{
+	u32 ops = qp_dev(qp)->tp->rc_opcodes;
+
+	return opcode < BITS_PER_TYPE(ops) && (ops & BIT(opcode));
 }
 
 static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
@@ -58,14 +67,12 @@ static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 			return qp_dev(qp)->ibdev.attrs.atomic_cap !=
 			       IB_ATOMIC_NONE;
 		case SRDMA_WR_ATOMIC_WRITE:
-			return qp->is_user &&
-			       qp_dev(qp)->tp->kind == SRDMA_ROCE;
+			return qp->is_user && srdma_tp_rc_opcode(qp, opcode);
 		case IB_WR_REG_MR:
 			/* carries a kernel pointer: never from user rings */
 			return !qp->is_user;
 		case IB_WR_RDMA_READ_WITH_INV:
-			/* RDMAP's Read with Local Invalidate: rdma_rw on iWARP */
-			return qp_dev(qp)->tp->kind == SRDMA_IWARP;
+			return srdma_tp_rc_opcode(qp, opcode);
 		default:
 			return false;
 		}

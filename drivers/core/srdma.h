@@ -26,6 +26,8 @@
 #include <rdma/ib_umem.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+struct rdma_link_ops;
+
 #define SRDMA_UVERBS_ABI_VERSION	2
 
 /* Honest limits: what the object code below actually enforces. */
@@ -44,8 +46,6 @@
 #define SRDMA_MAX_SRQ_SGE	SRDMA_MAX_SGE
 #define SRDMA_MAX_RD_ATOMIC	128
 #define SRDMA_MAX_FRMR_PAGES	512
-#define SRDMA_MAX_MCAST_GRP	8192
-#define SRDMA_MAX_MCAST_QP_ATTACH 56
 #define SRDMA_MAX_MR_SIZE	(1ULL << 40)
 #define SRDMA_GID_TABLE_LEN	32
 #define SRDMA_FIRST_QPN		16
@@ -55,55 +55,7 @@
 struct srdma_dev;
 struct srdma_qp;
 
-enum srdma_kind {
-	SRDMA_ROCE,
-	SRDMA_IWARP,
-};
-
-/*
- * The seam between core and transports. The core owns objects, queues,
- * keys and completions; a transport moves bytes on its wire.
- */
-struct srdma_transport {
-	const char *link_type;		/* "sroce" or "siwarp" */
-	enum srdma_kind kind;
-	const struct ib_device_ops *ops;	/* transport-specific verbs */
-	int (*dev_init)(struct srdma_dev *dev);
-	void (*dev_fini)(struct srdma_dev *dev);
-	/*
-	 * New send WQEs were fetched into the QP's kernel copy; the transport
-	 * walks them and calls srdma_sq_wqe_done() as each finishes. Any
-	 * context: a kernel ULP may post with interrupts off.
-	 */
-	void (*sq_kick)(struct srdma_qp *qp);
-	/* State changed; called after the change, in process context. */
-	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
-	int (*qp_init)(struct srdma_qp *qp);
-	void (*qp_destroy)(struct srdma_qp *qp);
-	/*
-	 * The QP is about to move to RESET (modify_lock held): let go of
-	 * whatever still uses its rings. Process context, may sleep.
-	 */
-	void (*qp_reset)(struct srdma_qp *qp);
-	/*
-	 * A fatal error moved the QP to ERR; any context but a hard
-	 * interrupt (srdma_qp_error defers those), interrupts maybe off.
-	 */
-	void (*qp_error)(struct srdma_qp *qp);
-	/*
-	 * destroy_qp is about to wait for every reference: drop the ones
-	 * a connection holds. Process context.
-	 */
-	void (*qp_release)(struct srdma_qp *qp);
-	/*
-	 * SQD waits for what is on the wire: the transport calls
-	 * srdma_qp_sq_drained() once nothing is outstanding. Without it
-	 * the SQ counts as drained on entering SQD.
-	 */
-	bool sqd_drains;
-	/* rdma res show qp -dd: add the transport's attributes (restrack.c) */
-	int (*fill_res_qp)(struct sk_buff *msg, struct srdma_qp *qp);
-};
+struct srdma_transport;		/* transport.h: the seam */
 
 /* Per-device counters of things dropped or refused; shown as hw stats. */
 enum srdma_counter {
@@ -159,8 +111,6 @@ struct srdma_counters {
 	u64 c[SRDMA_CNT_MAX];
 };
 
-struct srdma_net;
-
 /*
  * RDMA ATOMIC WRITE (IBTA 1.5): newer than this kernel's headers, but
  * librxe posts it with these user ABI values.
@@ -173,8 +123,6 @@ struct srdma_dev {
 	const struct srdma_transport *tp;
 	struct net_device *ndev;
 	netdevice_tracker ndev_tracker;
-	struct srdma_net *snet;		/* RoCE: per-namespace UDP socket */
-	struct list_head snet_node;	/* on snet's device list */
 	struct list_head list;		/* on srdma_devices */
 	enum ib_port_state last_state;
 	bool tp_ready;			/* tp->dev_init succeeded */
@@ -186,14 +134,12 @@ struct srdma_dev {
 	u32 next_key_index;		/* under the keys xa_lock */
 	atomic_t srq_seq;
 
-	/* RoCE multicast groups (roce/mcast.c), read under RCU */
-	struct list_head mcast_groups;
-	struct mutex mcast_lock;	/* changes to the groups */
-	u32 nmcast;
-
 	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr, num_mw, num_ah;
 	struct srdma_counters __percpu *counters;	/* counters.c */
 };
+
+/* _ib_alloc_device() allocates it: the ib_device comes first */
+static_assert(offsetof(struct srdma_dev, ibdev) == 0);
 
 static inline struct srdma_dev *to_sdev(struct ib_device *ibdev)
 {
@@ -506,13 +452,7 @@ static inline struct srdma_mw *to_smw(struct ib_mw *ibmw)
 	return container_of(ibmw, struct srdma_mw, ibmw);
 }
 
-/* main.c APIs: */
-extern struct workqueue_struct *srdma_unbound_wq;
-extern struct workqueue_struct *srdma_cpu_wq;
-
 /* device.c APIs: */
-int srdma_newlink(const struct srdma_transport *tp, const char *name,
-		  struct net_device *ndev);
 int srdma_netdev_notifier_register(void);
 void srdma_netdev_notifier_unregister(void);
 enum ib_port_state srdma_port_state(struct srdma_dev *dev);
@@ -532,7 +472,6 @@ struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 int srdma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
-enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
 
 /* counters.c APIs: */
 int srdma_counters_init(struct srdma_dev *dev);
@@ -594,8 +533,6 @@ int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int srdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
-		  bool solicited);
 
 /* qp.c APIs: */
 int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -603,18 +540,11 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
-struct srdma_qp *srdma_qp_get(struct srdma_dev *dev, u32 qpn);
-void srdma_qp_put(struct srdma_qp *qp);
 
 /* qp_state.c APIs: */
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
-int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
-			   int mask);
-void srdma_qp_error(struct srdma_qp *qp);
 void srdma_qp_error_work(struct work_struct *work);
-void srdma_qp_closed(struct srdma_qp *qp);
-void srdma_qp_sq_drained(struct srdma_qp *qp);
 
 /* srq.c APIs: */
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -632,7 +562,6 @@ bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
 int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem);
 void srdma_key_remove(struct srdma_dev *dev, struct srdma_mem *mem);
 struct srdma_mem *srdma_key_get(struct srdma_dev *dev, u32 key);
-void srdma_mem_put(struct srdma_mem *mem);
 struct srdma_mem *srdma_mem_alloc(enum srdma_mem_type type, gfp_t gfp);
 void srdma_mem_free(struct srdma_mem *mem);
 bool srdma_mem_replace(struct srdma_dev *dev, struct srdma_mem *old,
@@ -646,55 +575,15 @@ struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
 int srdma_key_check_locked(const struct srdma_mem *mem, struct srdma_qp *qp,
 			   u32 key, u64 iova, u64 length, int access,
 			   bool remote);
-struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
-				   u64 iova, u64 length, int access,
-				   int *err);
 
 /* copy.c APIs: */
 enum srdma_copy_dir {
 	SRDMA_TO_MEM,
 	SRDMA_FROM_MEM,
 };
-int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
-		   enum srdma_copy_dir dir);
+
 int srdma_mem_copy_locked(struct srdma_mem *mem, u64 iova, void *buf,
 			  u64 length, enum srdma_copy_dir dir);
-int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
-		    u64 iova, void *buf, u64 length, int access,
-		    enum srdma_copy_dir dir);
-
-/* A position in a local SGE list, for messages that span packets. */
-struct srdma_sge_cursor {
-	const struct ib_sge *sge;
-	u32 num_sge;
-	u32 idx;
-	u32 off;
-};
-
-static inline void srdma_sge_cursor_init(struct srdma_sge_cursor *c,
-					 const struct ib_sge *sge, u32 num_sge)
-{
-	c->sge = sge;
-	c->num_sge = num_sge;
-	c->idx = 0;
-	c->off = 0;
-}
-
-int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
-		   void *buf, u32 len, enum srdma_copy_dir dir);
-int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
-
-/* atomic.c APIs: */
-struct srdma_atomic_args {
-	bool cmp_swap;
-	u64 swap_add;
-	u64 swap_mask;		/* swap: bits to replace; add: field ends */
-	u64 compare;
-	u64 compare_mask;
-};
-int srdma_atomic_op(struct srdma_mem *mem, u64 va,
-		    const struct srdma_atomic_args *args, u64 *orig);
-int srdma_atomic_store(struct srdma_mem *mem, u64 va, const void *src);
 
 /* mr.c APIs: */
 struct ib_mr *srdma_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -715,7 +604,6 @@ int srdma_reg_mr_wqe(struct srdma_qp *qp, struct ib_mr *ibmr, u32 key,
 int srdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int srdma_dealloc_mw(struct ib_mw *ibmw);
 int srdma_bind_mw(struct srdma_qp *qp, const struct srdma_swqe *wqe);
-int srdma_invalidate(struct srdma_qp *qp, u32 key);
 
 /* post.c APIs: */
 int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -725,39 +613,10 @@ int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr);
 
 /* sq.c APIs: */
-void srdma_sq_run(struct srdma_qp *qp);
-void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
-		       enum ib_wc_status status);
-void srdma_flush(struct srdma_qp *qp);
 int srdma_swqe_alloc(struct srdma_qp *qp);
 void srdma_swqe_free(struct srdma_qp *qp);
-bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
-		  struct ib_sge *sge);
 void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 			 struct rxe_recv_wqe *out, struct ib_sge *sge);
-
-/* roce/roce.c and iwarp/iwarp.c: */
-extern const struct srdma_transport srdma_roce_transport;
-extern const struct srdma_transport srdma_iwarp_transport;
-
-/* roce/socket.c APIs: */
-int srdma_net_init(void);
-void srdma_net_exit(void);
-struct srdma_net *srdma_net_get(struct net *net);
-void srdma_net_put(struct srdma_net *snet);
-int srdma_net_attach(struct srdma_dev *dev);
-void srdma_net_detach(struct srdma_dev *dev);
-struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
-				     const struct net_device *ndev);
-struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
-				       const struct in6_addr *addr);
-
-/* roce/recv.c APIs: */
-int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
-
-/* iwarp/net.c APIs: */
-int srdma_iw_net_init(void);
-void srdma_iw_net_exit(void);
 
 /* Kernel version differences, some wrapping the prototypes above. */
 #include "compat.h"

@@ -5,6 +5,7 @@
  * that follows the QP through its states.
  */
 #include <linux/module.h>
+#include <rdma/rdma_netlink.h>
 
 #include "iwarp.h"
 
@@ -161,6 +162,35 @@ static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 	}
 }
 
+/*
+ * The connection manager moves the QP to RTS and the stack to ERR; users
+ * move it to INIT, RESET or ERR. No attribute masks apply.
+ */
+static bool iw_modify_qp_ok(struct srdma_qp *qp, enum ib_qp_state cur,
+			    enum ib_qp_state *next, int mask)
+{
+	/* a graceful disconnect of a connection that already failed */
+	if (cur == IB_QPS_ERR && *next == IB_QPS_SQD)
+		*next = IB_QPS_ERR;
+
+	switch (*next) {
+	case IB_QPS_RESET:
+	case IB_QPS_ERR:
+		return true;
+	case IB_QPS_INIT:
+		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
+	case IB_QPS_RTR:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR;
+	case IB_QPS_RTS:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR ||
+		       cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+	case IB_QPS_SQD:
+		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+	default:
+		return false;
+	}
+}
+
 static void iw_sq_kick(struct srdma_qp *qp)
 {
 	iw_tx_post(to_iwqp(qp));
@@ -180,10 +210,46 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 	.query_gid = srdma_iw_query_gid,
 };
 
+static int iw_newlink(const char *name, struct net_device *ndev)
+{
+	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
+}
+
+static struct rdma_link_ops iw_link_ops = {
+	.type = "siwarp",
+	.newlink = iw_newlink,
+};
+
+static struct rdma_link_ops *const iw_link_types[] = {
+	&iw_link_ops,
+	NULL,
+};
+
+MODULE_ALIAS_RDMA_LINK("siwarp");
+
 const struct srdma_transport srdma_iwarp_transport = {
 	.link_type = "siwarp",
-	.kind = SRDMA_IWARP,
+	.link_ops = iw_link_types,
 	.ops = &srdma_iwarp_ops,
+	/*
+	 * Sockets per namespace; the exit ends what is left of them
+	 * (lingering closes) everywhere.
+	 */
+	.init = srdma_iw_net_init,
+	.exit = srdma_iw_net_exit,
+	.node_type = RDMA_NODE_RNIC,
+	.vendor_part_id = 2,
+	.core_cap_flags = RDMA_CORE_PORT_IWARP,
+	.gid_tbl_len = 1,
+	.port_cap_flags = IB_PORT_DEVICE_MGMT_SUP,
+	/* TCP segments by itself: only the netdev MTU bounds a message */
+	.mtu_overhead = 0,
+	.qp_types = BIT(IB_QPT_RC),
+	/* a QP starts out ready for its connection (RNIC IDLE) */
+	.qp_init_state = IB_QPS_INIT,
+	/* RDMAP's Read with Local Invalidate: rdma_rw uses it on iWARP */
+	.rc_opcodes = BIT(IB_WR_RDMA_READ_WITH_INV),
+	.modify_qp_ok = iw_modify_qp_ok,
 	.dev_init = iw_dev_init,
 	.dev_fini = iw_dev_fini,
 	.qp_init = iw_qp_init,

@@ -22,7 +22,7 @@
 #include <net/sock.h>
 #include <rdma/iw_cm.h>
 
-#include "../core/srdma.h"
+#include "../core/transport.h"
 #include "iwarp_wire.h"
 
 /* Longest header an FPDU can start with: untagged + atomic request. */
@@ -272,6 +272,8 @@ void iw_listener_stop(struct iw_listener *l);
 void iw_listener_put(struct iw_listener *l);
 
 /* net.c */
+int srdma_iw_net_init(void);
+void srdma_iw_net_exit(void);
 int iw_sock_create(struct net *net, int family, struct socket **out);
 int iw_net_ep_enter(struct iw_ep *ep, struct net *net);
 void iw_net_ep_leave(struct iw_ep *ep);

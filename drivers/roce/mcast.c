@@ -17,7 +17,7 @@
 
 /* A group and the QPNs attached to it; replaced, never changed, under RCU. */
 struct roce_mcg {
-	struct list_head node;		/* on dev->mcast_groups */
+	struct list_head node;		/* on rdev->mcast_groups */
 	struct rcu_head rcu;
 	union ib_gid gid;
 	u32 nqp;
@@ -74,10 +74,11 @@ static int roce_mcast_ip(struct srdma_dev *dev, const union ib_gid *gid,
 static struct roce_mcg *roce_mcg_find(struct srdma_dev *dev,
 				      const union ib_gid *gid)
 {
+	struct roce_dev *rdev = to_rdev(dev);
 	struct roce_mcg *g;
 
-	list_for_each_entry_rcu(g, &dev->mcast_groups, node,
-				lockdep_is_held(&dev->mcast_lock))
+	list_for_each_entry_rcu(g, &rdev->mcast_groups, node,
+				lockdep_is_held(&rdev->mcast_lock))
 		if (!memcmp(&g->gid, gid, sizeof(*gid)))
 			return g;
 	return NULL;
@@ -87,6 +88,7 @@ int roce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct srdma_qp *qp = to_sqp(ibqp);
 	struct srdma_dev *dev = qp_dev(qp);
+	struct roce_dev *rdev = to_rdev(dev);
 	struct roce_mcg *old, *g;
 	u32 i;
 	int err;
@@ -95,7 +97,7 @@ int roce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		return -EINVAL;
 	if (!roce_gid_is_mcast(gid))
 		return -EINVAL;
-	mutex_lock(&dev->mcast_lock);
+	mutex_lock(&rdev->mcast_lock);
 	old = roce_mcg_find(dev, gid);
 	if (old) {
 		for (i = 0; i < old->nqp; i++)
@@ -108,7 +110,7 @@ int roce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 			goto out;
 	} else {
 		err = -ENOMEM;
-		if (dev->nmcast == SRDMA_MAX_MCAST_GRP)
+		if (rdev->nmcast == SRDMA_MAX_MCAST_GRP)
 			goto out;
 	}
 	g = old ? kmemdup(old, sizeof(*g), GFP_KERNEL) :
@@ -128,12 +130,12 @@ int roce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		list_replace_rcu(&old->node, &g->node);
 		kfree_rcu(old, rcu);
 	} else {
-		list_add_tail_rcu(&g->node, &dev->mcast_groups);
-		dev->nmcast++;
+		list_add_tail_rcu(&g->node, &rdev->mcast_groups);
+		rdev->nmcast++;
 	}
 	err = 0;
 out:
-	mutex_unlock(&dev->mcast_lock);
+	mutex_unlock(&rdev->mcast_lock);
 	return err;
 }
 
@@ -141,11 +143,12 @@ int roce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct srdma_qp *qp = to_sqp(ibqp);
 	struct srdma_dev *dev = qp_dev(qp);
+	struct roce_dev *rdev = to_rdev(dev);
 	struct roce_mcg *old, *g = NULL;
 	int err = -EINVAL;
 	u32 i;
 
-	mutex_lock(&dev->mcast_lock);
+	mutex_lock(&rdev->mcast_lock);
 	old = roce_mcg_find(dev, gid);
 	if (!old)
 		goto out;
@@ -162,13 +165,13 @@ int roce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		list_replace_rcu(&old->node, &g->node);
 	} else {
 		list_del_rcu(&old->node);
-		dev->nmcast--;
+		rdev->nmcast--;
 		roce_mcast_ip(dev, gid, false);
 	}
 	kfree_rcu(old, rcu);
 	err = 0;
 out:
-	mutex_unlock(&dev->mcast_lock);
+	mutex_unlock(&rdev->mcast_lock);
 	return err;
 }
 
@@ -210,20 +213,23 @@ void roce_mcast_rcv(struct roce_pkt *pkt)
 
 void roce_mcast_init(struct srdma_dev *dev)
 {
-	INIT_LIST_HEAD(&dev->mcast_groups);
-	mutex_init(&dev->mcast_lock);
+	struct roce_dev *rdev = to_rdev(dev);
+
+	INIT_LIST_HEAD(&rdev->mcast_groups);
+	mutex_init(&rdev->mcast_lock);
 }
 
 /* The device goes: drop groups a kernel consumer left attached. */
 void roce_mcast_fini(struct srdma_dev *dev)
 {
+	struct roce_dev *rdev = to_rdev(dev);
 	struct roce_mcg *g, *tmp;
 
-	list_for_each_entry_safe(g, tmp, &dev->mcast_groups, node) {
+	list_for_each_entry_safe(g, tmp, &rdev->mcast_groups, node) {
 		list_del_rcu(&g->node);
 		roce_mcast_ip(dev, &g->gid, false);
 		kfree_rcu(g, rcu);
 	}
-	dev->nmcast = 0;
-	mutex_destroy(&dev->mcast_lock);
+	rdev->nmcast = 0;
+	mutex_destroy(&rdev->mcast_lock);
 }

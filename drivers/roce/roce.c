@@ -3,7 +3,17 @@
  * The RoCEv2 transport: device set-up on the namespace's UDP socket and
  * the per-QP protocol state that follows the QP through its states.
  */
+#include <linux/module.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pack.h>
+#include <rdma/rdma_netlink.h>
+
 #include "roce.h"
+
+/* the core allocates a roce_dev as if it were an srdma_dev */
+static_assert(offsetof(struct roce_dev, dev) == 0);
 
 static int srdma_roce_dev_init(struct srdma_dev *dev)
 {
@@ -133,16 +143,76 @@ static void roce_qp_error(struct srdma_qp *qp)
 		roce_resp_flush(rqp);
 }
 
+/* What only RoCE offers: P_Key and Q_Key violation counts, multicast. */
+static void roce_query_device(struct srdma_dev *dev,
+			      struct ib_device_attr *attr)
+{
+	attr->device_cap_flags |= IB_DEVICE_BAD_PKEY_CNTR |
+				  IB_DEVICE_BAD_QKEY_CNTR;
+	attr->max_mcast_grp = SRDMA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SRDMA_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach =
+		SRDMA_MAX_MCAST_GRP * SRDMA_MAX_MCAST_QP_ATTACH;
+}
+
 static const struct ib_device_ops srdma_roce_ops = {
 	.owner = THIS_MODULE,
 	.attach_mcast = roce_attach_mcast,
 	.detach_mcast = roce_detach_mcast,
 };
 
+static int roce_newlink(const char *name, struct net_device *ndev)
+{
+	return srdma_newlink(&srdma_roce_transport, name, ndev);
+}
+
+static struct rdma_link_ops roce_link_ops = {
+	.type = "sroce",
+	.newlink = roce_newlink,
+};
+
+/*
+ * A drop-in for rdma_rxe: scripts say "rdma link add NAME type rxe" and
+ * get an sroce device. The type is free whenever srdma is loaded, since
+ * rdma_rxe then cannot be. No MODULE_ALIAS for it: rdma_rxe's own alias
+ * would race ours; the installed modprobe.d file points "rdma-link-rxe"
+ * and "rdma_rxe" at srdma instead (tools/modprobe.d/srdma.conf).
+ */
+static struct rdma_link_ops roce_rxe_link_ops = {
+	.type = "rxe",
+	.newlink = roce_newlink,
+};
+
+static struct rdma_link_ops *const roce_link_types[] = {
+	&roce_link_ops,
+	&roce_rxe_link_ops,
+	NULL,
+};
+
+MODULE_ALIAS_RDMA_LINK("sroce");
+
 const struct srdma_transport srdma_roce_transport = {
 	.link_type = "sroce",
-	.kind = SRDMA_ROCE,
+	.link_ops = roce_link_types,
 	.ops = &srdma_roce_ops,
+	/* holds UDP 4791 in the initial namespace; fails beside rdma_rxe */
+	.init = srdma_net_init,
+	.exit = srdma_net_exit,
+	.dev_size = sizeof(struct roce_dev),
+	.node_type = RDMA_NODE_IB_CA,
+	.vendor_part_id = 1,
+	.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
+	.max_mad_size = IB_MGMT_MAD_SIZE,
+	.gid_tbl_len = SRDMA_GID_TABLE_LEN,
+	/* IPv6, UDP, BTH, the largest extension header, ICRC */
+	.mtu_overhead = sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
+			IB_BTH_BYTES + IB_EXT_ATOMICETH_BYTES + IB_ICRC_BYTES,
+	.uses_av = true,
+	.query_device = roce_query_device,
+	.qp_types = BIT(IB_QPT_RC) | BIT(IB_QPT_UC) | BIT(IB_QPT_UD) |
+		    BIT(IB_QPT_GSI),
+	.qp_init_state = IB_QPS_RESET,
+	.rc_opcodes = BIT(SRDMA_WR_ATOMIC_WRITE),
 	.dev_init = srdma_roce_dev_init,
 	.dev_fini = srdma_roce_dev_fini,
 	.qp_init = roce_qp_init,

@@ -13,8 +13,30 @@
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
 
-#include "../core/srdma.h"
+#include "../core/transport.h"
 #include "roce_wire.h"
+
+/* Multicast: groups per device, QPs per group (mcast.c). */
+#define SRDMA_MAX_MCAST_GRP	8192
+#define SRDMA_MAX_MCAST_QP_ATTACH 56
+
+struct srdma_net;
+
+/* An sroce device: the core's and RoCE's own state (tp->dev_size). */
+struct roce_dev {
+	struct srdma_dev dev;		/* first: the core allocates it */
+	struct srdma_net *snet;		/* the namespace's UDP socket */
+	struct list_head snet_node;	/* on snet's device list */
+	/* multicast groups (mcast.c), read under RCU */
+	struct list_head mcast_groups;
+	struct mutex mcast_lock;	/* changes to the groups */
+	u32 nmcast;
+};
+
+static inline struct roce_dev *to_rdev(struct srdma_dev *dev)
+{
+	return container_of(dev, struct roce_dev, dev);
+}
 
 /* What each opcode carries (IBTA 9.4, table 38). */
 enum {
@@ -192,6 +214,21 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb);
 bool roce_icrc_ok(struct roce_pkt *pkt);
 struct srdma_dev *roce_rx_dev(struct srdma_net *snet, struct sk_buff *skb);
+
+/* socket.c APIs: */
+int srdma_net_init(void);
+void srdma_net_exit(void);
+struct srdma_net *srdma_net_get(struct net *net);
+void srdma_net_put(struct srdma_net *snet);
+int srdma_net_attach(struct srdma_dev *dev);
+void srdma_net_detach(struct srdma_dev *dev);
+struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
+				     const struct net_device *ndev);
+struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
+				       const struct in6_addr *addr);
+
+/* recv.c APIs: */
+int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
 void roce_qp_src_port(struct srdma_qp *qp);
 int roce_qp_net_init(struct roce_qp *rqp);
 void roce_qp_net_fini(struct roce_qp *rqp);

@@ -12,8 +12,7 @@
 #include <net/addrconf.h>
 #include <net/udp_tunnel.h>
 
-#include "../core/srdma.h"
-#include "roce_wire.h"
+#include "roce.h"
 
 struct srdma_net {
 	struct kref ref;		/* pernet + each device */
@@ -135,25 +134,27 @@ struct srdma_net *srdma_net_get(struct net *net)
 int srdma_net_attach(struct srdma_dev *dev)
 {
 	struct srdma_net *snet = srdma_net_get(dev_net(dev->ndev));
+	struct roce_dev *rdev = to_rdev(dev);
 
 	if (IS_ERR(snet))
 		return PTR_ERR(snet);
 	mutex_lock(&snet->lock);
-	list_add_tail_rcu(&dev->snet_node, &snet->devs);
+	list_add_tail_rcu(&rdev->snet_node, &snet->devs);
 	mutex_unlock(&snet->lock);
-	dev->snet = snet;
+	rdev->snet = snet;
 	return 0;
 }
 
 void srdma_net_detach(struct srdma_dev *dev)
 {
-	struct srdma_net *snet = dev->snet;
+	struct roce_dev *rdev = to_rdev(dev);
+	struct srdma_net *snet = rdev->snet;
 
 	mutex_lock(&snet->lock);
-	list_del_rcu(&dev->snet_node);
+	list_del_rcu(&rdev->snet_node);
 	mutex_unlock(&snet->lock);
 	synchronize_net();	/* receivers in flight still see the device */
-	dev->snet = NULL;
+	rdev->snet = NULL;
 	srdma_net_put(snet);
 }
 
@@ -161,11 +162,11 @@ void srdma_net_detach(struct srdma_dev *dev)
 struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
 				     const struct net_device *ndev)
 {
-	struct srdma_dev *dev;
+	struct roce_dev *rdev;
 
-	list_for_each_entry_rcu(dev, &snet->devs, snet_node)
-		if (dev->ndev == ndev)
-			return dev;
+	list_for_each_entry_rcu(rdev, &snet->devs, snet_node)
+		if (rdev->dev.ndev == ndev)
+			return &rdev->dev;
 	return NULL;
 }
 
@@ -173,11 +174,11 @@ struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
 struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
 				       const struct in6_addr *addr)
 {
-	struct srdma_dev *dev;
+	struct roce_dev *rdev;
 
-	list_for_each_entry_rcu(dev, &snet->devs, snet_node)
-		if (ipv6_chk_addr(snet->net, addr, dev->ndev, 0))
-			return dev->ndev;
+	list_for_each_entry_rcu(rdev, &snet->devs, snet_node)
+		if (ipv6_chk_addr(snet->net, addr, rdev->dev.ndev, 0))
+			return rdev->dev.ndev;
 	return NULL;
 }
 

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The seam between the srdma core and its transports (RoCEv2 in
+ * drivers/roce, iWARP in drivers/iwarp).
+ *
+ * The core owns the RDMA objects (srdma.h), their rings, memory keys and
+ * completions, and implements every verb that does not put bytes on a
+ * wire. A transport moves the bytes: it describes itself and what the
+ * core must ask it in one struct srdma_transport, and calls into the
+ * core only through the functions declared below. The core never names
+ * a transport; main.c lists the transports the module registers.
+ */
+#ifndef SRDMA_TRANSPORT_H
+#define SRDMA_TRANSPORT_H
+
+#include "srdma.h"
+
+struct rdma_link_ops;
+
+/**
+ * struct srdma_transport - what the core asks of, and knows of, a transport
+ * @link_type: the name of the device kind in messages ("sroce").
+ * @link_ops: the ``rdma link add NAME type T`` entries that create a
+ *	device of this transport, NULL-terminated; main.c registers them
+ *	after everything else at load and removes them first at unload.
+ *	Their newlink calls srdma_newlink() with this transport.
+ * @ops: the transport's own verbs (iw_cm calls, multicast, ...), set on
+ *	the device before the core's, so that where both have one the
+ *	transport's is used.
+ * @init: module load, in the order of main.c's list; may fail, which
+ *	undoes the transports before this one. Process context.
+ * @exit: module unload, in reverse order, after every device is gone.
+ * @dev_size: size of the transport's device struct, which begins with a
+ *	struct srdma_dev; the core allocates it as the device, and ib_core
+ *	frees it with the device (after an RCU grace period). 0: the
+ *	transport keeps no device state of its own.
+ * @node_type: RDMA_NODE_* of the device.
+ * @vendor_part_id: reported by query_device.
+ * @core_cap_flags: RDMA_CORE_PORT_* of the port.
+ * @max_mad_size: the largest MAD the port takes; 0 for none.
+ * @gid_tbl_len: GID table entries of the port.
+ * @port_cap_flags: IB_PORT_* the port has besides IB_PORT_CM_SUP.
+ * @mtu_overhead: header bytes each packet carries besides its payload;
+ *	the path MTU is the largest IB MTU that fits the netdev MTU less
+ *	these (srdma_mtu_for_netdev()).
+ * @uses_av: peers are addressed by address vectors: the device offers
+ *	address handles (else create_ah fails with -EOPNOTSUPP and
+ *	reports max_ah 0) and takes IB_QP_AV in modify_qp (else -EINVAL).
+ * @query_device: optional; adds the transport's own attributes to those
+ *	the core filled in. Process context.
+ * @qp_types: the QP types create_qp accepts, as BIT(IB_QPT_*); others
+ *	fail with -EOPNOTSUPP.
+ * @qp_init_state: the state create_qp leaves a QP in.
+ * @rc_opcodes: RC send opcodes beyond the shared set that post_send
+ *	accepts, as BIT(IB_WR_*): SRDMA_WR_ATOMIC_WRITE (user QPs only)
+ *	and IB_WR_RDMA_READ_WITH_INV.
+ * @modify_qp_ok: optional; may @qp move from @cur to *@next with the
+ *	attribute mask @mask? It may change *@next. Called with the QP's
+ *	modify_lock held. Without it the IB rules apply
+ *	(ib_modify_qp_is_ok()).
+ * @dev_init: optional; set up a new device before it is registered.
+ *	Process context. A failure fails ``rdma link add``.
+ * @dev_fini: optional; undo @dev_init when the device is freed (only if
+ *	@dev_init succeeded). Process context.
+ * @qp_init: optional; set up a new QP's transport state (qp->tp_priv)
+ *	once its rings exist. Process context.
+ * @qp_destroy: optional; free it, once no reference to the QP is left
+ *	(or create_qp fails after @qp_init). Process context.
+ * @qp_state_changed: optional; modify_qp changed the QP's state from
+ *	@old. Process context, after the change.
+ * @qp_reset: optional; the QP is about to move to RESET (modify_lock
+ *	held): let go of whatever still uses its rings. Process context,
+ *	may sleep.
+ * @qp_error: optional; a fatal error moved the QP to ERR. Any context
+ *	but a hard interrupt (srdma_qp_error() defers those), interrupts
+ *	maybe off.
+ * @qp_release: optional; destroy_qp is about to wait for every
+ *	reference: drop the ones a connection holds. Process context.
+ * @sq_kick: new send WQEs were fetched into the QP's kernel copy; the
+ *	transport walks them and calls srdma_sq_wqe_done() as each
+ *	finishes. Any context: a kernel ULP may post with interrupts off.
+ *	Without it every WQE that needs the wire fails.
+ * @sqd_drains: SQD waits for what is on the wire: the transport calls
+ *	srdma_qp_sq_drained() once nothing is outstanding. Without it the
+ *	SQ counts as drained on entering SQD.
+ * @fill_res_qp: optional; add the transport's attributes to
+ *	``rdma res show qp -dd`` (restrack.c).
+ */
+struct srdma_transport {
+	const char *link_type;
+	struct rdma_link_ops *const *link_ops;
+	const struct ib_device_ops *ops;
+	int (*init)(void);
+	void (*exit)(void);
+
+	size_t dev_size;
+	u8 node_type;
+	u32 vendor_part_id;
+	u32 core_cap_flags;
+	u32 max_mad_size;
+	u32 gid_tbl_len;
+	u32 port_cap_flags;
+	u32 mtu_overhead;
+	bool uses_av;
+	void (*query_device)(struct srdma_dev *dev,
+			     struct ib_device_attr *attr);
+
+	u32 qp_types;
+	enum ib_qp_state qp_init_state;
+	u32 rc_opcodes;
+	bool (*modify_qp_ok)(struct srdma_qp *qp, enum ib_qp_state cur,
+			     enum ib_qp_state *next, int mask);
+
+	int (*dev_init)(struct srdma_dev *dev);
+	void (*dev_fini)(struct srdma_dev *dev);
+	int (*qp_init)(struct srdma_qp *qp);
+	void (*qp_destroy)(struct srdma_qp *qp);
+	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
+	void (*qp_reset)(struct srdma_qp *qp);
+	void (*qp_error)(struct srdma_qp *qp);
+	void (*qp_release)(struct srdma_qp *qp);
+	void (*sq_kick)(struct srdma_qp *qp);
+	bool sqd_drains;
+	int (*fill_res_qp)(struct sk_buff *msg, struct srdma_qp *qp);
+};
+
+/* The transports main.c registers (roce/roce.c, iwarp/iwarp.c). */
+extern const struct srdma_transport srdma_roce_transport;
+extern const struct srdma_transport srdma_iwarp_transport;
+
+/*
+ * What a transport may use of the core, besides the objects of srdma.h
+ * and their inline helpers (srdma_swqe_at(), srdma_count(),
+ * srdma_count_pkt(), ...).
+ */
+
+/*
+ * srdma's deferred work runs on these two and nowhere else (main.c):
+ * any CPU (srdma_unbound_wq) or the CPU it was queued on (srdma_cpu_wq).
+ * Both are drained at unload, after the transports' @exit.
+ */
+extern struct workqueue_struct *srdma_unbound_wq;
+extern struct workqueue_struct *srdma_cpu_wq;
+
+/**
+ * srdma_newlink() - create and register a device of @tp on @ndev
+ * @tp: the transport
+ * @name: the device name user space asked for
+ * @ndev: an Ethernet netdev
+ *
+ * For the newlink of the transport's @link_ops. One device of each
+ * transport per netdev. Process context.
+ *
+ * Return: 0, -EINVAL (not Ethernet), -EEXIST or another errno.
+ */
+int srdma_newlink(const struct srdma_transport *tp, const char *name,
+		  struct net_device *ndev);
+
+/**
+ * srdma_mtu_for_netdev() - the path MTU the device's netdev allows now
+ * @dev: the device
+ *
+ * Return: the largest IB MTU that fits the netdev MTU once the
+ * transport's @mtu_overhead is taken off.
+ */
+enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
+
+/**
+ * srdma_qp_get() - look up a QP by number and take a reference
+ * @dev: the device
+ * @qpn: the QP number
+ *
+ * For receive paths, any context. destroy_qp waits for the reference.
+ *
+ * Return: the QP or NULL.
+ */
+struct srdma_qp *srdma_qp_get(struct srdma_dev *dev, u32 qpn);
+
+/**
+ * srdma_qp_put() - drop a reference from srdma_qp_get()
+ * @qp: the QP
+ */
+void srdma_qp_put(struct srdma_qp *qp);
+
+/**
+ * srdma_modify_qp_locked() - modify_qp with qp->modify_lock held
+ * @qp: the QP
+ * @attr: the attributes
+ * @mask: which of them to set (IB_QP_*)
+ *
+ * For a caller that decides on the QP's state and changes it in one step
+ * (iWARP's connection set-up). Process context.
+ *
+ * Return: 0 or the errno modify_qp would return.
+ */
+int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask);
+
+/**
+ * srdma_qp_error() - a fatal error on the QP
+ * @qp: the QP
+ *
+ * Moves the QP to ERR, flushes its rings and raises IB_EVENT_QP_FATAL.
+ * Any context; from a hard interrupt the rest is deferred.
+ */
+void srdma_qp_error(struct srdma_qp *qp);
+
+/**
+ * srdma_qp_closed() - the connection under the QP is gone
+ * @qp: the QP
+ *
+ * Moves the QP to ERR and flushes it, with no QP event: the consumer
+ * hears of it from its connection manager. Process context.
+ */
+void srdma_qp_closed(struct srdma_qp *qp);
+
+/**
+ * srdma_qp_sq_drained() - nothing started on the send queue is outstanding
+ * @qp: the QP
+ *
+ * For transports with @sqd_drains: in SQD, raises IB_EVENT_SQ_DRAINED if
+ * the consumer asked for it, once per entry to SQD. Any context but the
+ * atomic-safe event handlers'.
+ */
+void srdma_qp_sq_drained(struct srdma_qp *qp);
+
+/**
+ * srdma_sq_run() - fetch what was posted to the send queue and start it
+ * @qp: the QP
+ *
+ * In RTS calls @sq_kick for WQEs that need the wire; in ERR flushes.
+ * Any context.
+ */
+void srdma_sq_run(struct srdma_qp *qp);
+
+/**
+ * srdma_sq_wqe_done() - the transport finished a send WQE
+ * @qp: the QP
+ * @wqe: the WQE, from srdma_swqe_at()
+ * @status: its completion status; any but IB_WC_SUCCESS is fatal to @qp
+ *
+ * Completions are posted in ring order. Any context.
+ */
+void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
+		       enum ib_wc_status status);
+
+/**
+ * srdma_flush() - complete every outstanding WQE of a QP in ERR
+ * @qp: the QP
+ *
+ * With IB_WC_WR_FLUSH_ERR, after the one that failed. Any context.
+ */
+void srdma_flush(struct srdma_qp *qp);
+
+/**
+ * srdma_rq_pop() - take the next posted receive (from the SRQ, if any)
+ * @qp: the QP
+ * @out: the WQE, copied and checked
+ * @sge: room for SRDMA_MAX_SGE entries: its SGE list
+ *
+ * Any context.
+ *
+ * Return: false when the receive queue is empty.
+ */
+bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
+		  struct ib_sge *sge);
+
+/**
+ * srdma_cq_post() - post one completion
+ * @cq: the CQ
+ * @wc: the completion
+ * @solicited: the event it carries is solicited
+ *
+ * Any context.
+ *
+ * Return: 0, or -ENOSPC on overflow after raising the CQ error event;
+ * the caller then moves its QP to ERR.
+ */
+int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
+		  bool solicited);
+
+/**
+ * srdma_rkey_check() - look up a remote key and check one access
+ * @qp: the QP the access comes in on
+ * @rkey: the key
+ * @iova: first byte
+ * @length: bytes
+ * @access: IB_ACCESS_* needed
+ * @err: set to the reason on failure
+ *
+ * Return: the key's object with a reference (srdma_mem_put()), or NULL
+ * with *@err -EINVAL (invalid key), -EPERM (wrong PD or QP), -EACCES
+ * (access rights) or -ERANGE (bounds).
+ */
+struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
+				   u64 iova, u64 length, int access,
+				   int *err);
+
+/**
+ * srdma_mem_put() - drop a reference on a memory key's object
+ * @mem: the object
+ */
+void srdma_mem_put(struct srdma_mem *mem);
+
+/**
+ * srdma_mem_copy() - copy between a checked memory key and a buffer
+ * @mem: the key's object, from srdma_rkey_check()
+ * @iova: first byte in @mem
+ * @buf: the buffer
+ * @length: bytes
+ * @dir: SRDMA_TO_MEM or SRDMA_FROM_MEM
+ *
+ * One access in flight: an invalidation of @mem waits for it.
+ *
+ * Return: 0, or an errno once @mem was invalidated (the caller ends the
+ * operation with a protection error).
+ */
+int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
+		   enum srdma_copy_dir dir);
+
+/**
+ * srdma_rkey_copy() - check a held remote key again, in full, and copy
+ * @qp: the QP the access comes in on
+ * @mem: the key's object, held since an earlier srdma_rkey_check()
+ * @rkey: the key
+ * @iova: first byte
+ * @buf: the buffer
+ * @length: bytes
+ * @access: IB_ACCESS_* needed
+ * @dir: SRDMA_TO_MEM or SRDMA_FROM_MEM
+ *
+ * For an access that outlives its first check (an iWARP READ response
+ * queued for later): the check and the copy hold mem->lock together, so
+ * no byte moves after a rereg, dereg, unbind or invalidate returned.
+ *
+ * Return: 0 or srdma_rkey_check()'s errors, memory untouched.
+ */
+int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
+		    u64 iova, void *buf, u64 length, int access,
+		    enum srdma_copy_dir dir);
+
+/**
+ * srdma_invalidate() - invalidate a key (local, or Send with Invalidate)
+ * @qp: the QP; the key must be in its PD
+ * @key: a fast-register MR's or a type 2 window's key
+ *
+ * Once this returns, no copy through @key is under way or will start.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int srdma_invalidate(struct srdma_qp *qp, u32 key);
+
+/**
+ * struct srdma_sge_cursor - a position in a local SGE list
+ * @sge: the list
+ * @num_sge: its entries
+ * @idx: the current entry
+ * @off: bytes into it
+ *
+ * For messages that span packets: srdma_sge_copy() and srdma_sge_skip()
+ * advance it.
+ */
+struct srdma_sge_cursor {
+	const struct ib_sge *sge;
+	u32 num_sge;
+	u32 idx;
+	u32 off;
+};
+
+static inline void srdma_sge_cursor_init(struct srdma_sge_cursor *c,
+					 const struct ib_sge *sge, u32 num_sge)
+{
+	c->sge = sge;
+	c->num_sge = num_sge;
+	c->idx = 0;
+	c->off = 0;
+}
+
+/**
+ * srdma_sge_copy() - copy between a buffer and an SGE list
+ * @qp: the QP whose lkeys the list holds
+ * @c: where in the list; advanced
+ * @buf: the buffer
+ * @len: bytes
+ * @dir: SRDMA_TO_MEM (local write access needed) or SRDMA_FROM_MEM
+ *
+ * Checks each lkey it copies through.
+ *
+ * Return: 0, -ENOSPC when the list is too short, or a key check error.
+ */
+int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
+		   void *buf, u32 len, enum srdma_copy_dir dir);
+
+/**
+ * srdma_sge_skip() - advance an SGE cursor without touching memory
+ * @c: the cursor
+ * @len: bytes
+ *
+ * Return: 0 or -ENOSPC when the list is too short.
+ */
+int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
+
+/**
+ * struct srdma_atomic_args - one atomic operation
+ * @cmp_swap: compare and swap; else fetch and add
+ * @swap_add: the value to swap in or add
+ * @swap_mask: swap: the bits to replace; add: where fields end
+ * @compare: compare and swap: the value to compare with
+ * @compare_mask: the bits to compare
+ */
+struct srdma_atomic_args {
+	bool cmp_swap;
+	u64 swap_add;
+	u64 swap_mask;
+	u64 compare;
+	u64 compare_mask;
+};
+
+/**
+ * srdma_atomic_op() - run one atomic on eight aligned bytes
+ * @mem: the key's object, checked for the access
+ * @va: the bytes' address in @mem
+ * @args: the operation
+ * @orig: set to the value before it
+ *
+ * Atomic against every other srdma atomic and ATOMIC WRITE.
+ *
+ * Return: 0 or srdma_mem_copy()'s errors.
+ */
+int srdma_atomic_op(struct srdma_mem *mem, u64 va,
+		    const struct srdma_atomic_args *args, u64 *orig);
+
+/**
+ * srdma_atomic_store() - IBTA 1.5 ATOMIC WRITE: store eight bytes as one
+ * @mem: the key's object, checked for the access
+ * @va: the bytes' address in @mem
+ * @src: the eight bytes
+ *
+ * Return: 0 or srdma_mem_copy()'s errors.
+ */
+int srdma_atomic_store(struct srdma_mem *mem, u64 va, const void *src);
+
+#endif /* SRDMA_TRANSPORT_H */
