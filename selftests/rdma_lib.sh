@@ -178,7 +178,8 @@ server_listening() {
 # listening for it (the two race after their control-channel handshake),
 # the client crashes or corrupts its own state, and the server waits for
 # a connection that never comes (fixed upstream in perftest commit
-# 3d9d8d0; performance.rst, finding 7). perftest says so before it fails.
+# 3d9d8d0; Documentation/performance-findings.rst, "perftest's rdma_cm
+# connection retry"). perftest says so before it fails.
 perftest_lost_retry() { grep -q 'Event: RDMA_CM_EVENT_REJECTED' <<< "$1"; }
 
 # pair SERVER_CMD... -- CLIENT_CMD...: run a stock tool's server in the
@@ -201,7 +202,7 @@ pair() {
 		echo "$out"
 		if perftest_lost_retry "$out" && [ "$restarts" -lt 2 ]; then
 			restarts=$((restarts + 1))
-			echo "pair: perftest's client was refused once and cannot retry (finding 7): new server"
+			echo "pair: perftest's client was refused once and cannot retry (perftest 4.5 bug): new server"
 			kill "$spid" 2> /dev/null
 			wait "$spid" 2> /dev/null
 			"${srv[@]}" &

@@ -126,10 +126,11 @@ for ((i = 1; i <= hosts; i++)); do
 	# event_idx=off: with event indices, QEMU 7.2's virtio-net now and
 	# then stops serving a busy transmit ring for good: the guest's avail
 	# index runs past the avail_event QEMU last wrote, so the guest never
-	# kicks again (Documentation/performance.rst, finding 7). With the
-	# flag protocol the next packet kicks. monitor.sock is QEMU's HMP
-	# monitor, to look into a stuck VM (info virtio-queue-status); a Unix
-	# socket's path must fit in 108 bytes, so a deep checkout goes without.
+	# kicks again (Documentation/performance-findings.rst, "A virtio-net
+	# ring that stopped"). With the flag protocol the next packet kicks.
+	# monitor.sock is QEMU's HMP monitor, to look into a stuck VM (info
+	# virtio-queue-status); a Unix socket's path must fit in 108 bytes, so
+	# a deep checkout goes without.
 	mon=()
 	[ "${#out}" -gt 90 ] || mon=(-monitor "unix:$out/monitor.sock,server=on,wait=off")
 	# shellcheck disable=SC2086 # $accel is a list of options
