@@ -55,13 +55,19 @@ struct mpa_v2_params {
 #define MPA_LEN_SIZE		2
 #define MPA_CRC_SIZE		4
 
+/* Pad after a ULPDU of @ulpdu_len bytes: length field + ULPDU + pad is 4n. */
+static inline u32 mpa_pad(u32 ulpdu_len)
+{
+	return (4 - ((MPA_LEN_SIZE + ulpdu_len) & 3)) & 3;
+}
+
 /* DDP control byte and RDMAP control byte (first two ULPDU bytes). */
 #define DDP_TAGGED		0x80
 #define DDP_LAST		0x40
 #define DDP_VERSION_MASK	0x03
 #define DDP_VERSION		1
 #define RDMAP_VERSION_MASK	0xc0
-#define RDMAP_VERSION		(1 << 6)
+#define RDMAP_VERSION		0x40	/* version 1 in bits 7:6 */
 #define RDMAP_OPCODE_MASK	0x0f
 
 enum rdmap_opcode {

@@ -288,8 +288,10 @@ int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 		const void *pdata, u8 pdata_len);
 int iw_mpa_recv_request(struct iw_ep *ep);
 int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected);
+int iw_mpa_check_hdr(const struct mpa_frame *f, const char *key);
 
 /* rx.c */
+int iw_rx_hdr_len(u8 ddp, u8 rdmap);
 void iw_rx_data_ready(struct sock *sk);
 void iw_rx_start(struct iw_qp *iqp, struct socket *s);
 void iw_rx_reset(struct iw_qp *iqp);
@@ -308,6 +310,7 @@ void iw_tx_post(struct iw_qp *iqp);
 int iw_tx_terminate(struct iw_qp *iqp, struct socket *s);
 void iw_tx_reset(struct iw_qp *iqp);
 void iw_tx_release(struct iw_qp *iqp);
+u32 iw_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc);
 
 /* observe.c */
 struct rdma_cm_id;

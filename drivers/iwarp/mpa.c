@@ -93,23 +93,14 @@ static int iw_mpa_fill(struct iw_ep *ep, u8 *buf, u32 have, u32 len)
 }
 
 /*
- * Collect the frame header into ep->mpa and its private data into
- * ep->pdata: 0 once all of it is in, -EINPROGRESS until then. The header
- * is checked before any private data is read.
+ * Check a received frame header against @key (MPA_KEY_REQ or
+ * MPA_KEY_REP): the private data length it announces, or -EPROTO.
  */
-static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
+int iw_mpa_check_hdr(const struct mpa_frame *f, const char *key)
 {
-	const u32 hlen = sizeof(ep->mpa);
-	struct mpa_frame *f = &ep->mpa;
 	u32 pd_len;
-	int err;
 
 	BUILD_BUG_ON(U8_MAX + sizeof(struct mpa_v2_params) > MPA_MAX_PRIV_DATA);
-	if (ep->mpa_have < hlen) {
-		err = iw_mpa_fill(ep, (u8 *)f, ep->mpa_have, hlen);
-		if (err)
-			return err;
-	}
 	if (memcmp(f->key, key, MPA_KEY_LEN))
 		return -EPROTO;
 	if (f->rev != MPA_REV1 && f->rev != MPA_REV2)
@@ -118,6 +109,28 @@ static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
 	/* iw_cm events carry at most 255 bytes besides the IRD/ORD words */
 	if (pd_len > U8_MAX + sizeof(struct mpa_v2_params))
 		return -EPROTO;
+	return pd_len;
+}
+
+/*
+ * Collect the frame header into ep->mpa and its private data into
+ * ep->pdata: 0 once all of it is in, -EINPROGRESS until then. The header
+ * is checked before any private data is read.
+ */
+static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
+{
+	const u32 hlen = sizeof(ep->mpa);
+	struct mpa_frame *f = &ep->mpa;
+	int pd_len, err;
+
+	if (ep->mpa_have < hlen) {
+		err = iw_mpa_fill(ep, (u8 *)f, ep->mpa_have, hlen);
+		if (err)
+			return err;
+	}
+	pd_len = iw_mpa_check_hdr(f, key);
+	if (pd_len < 0)
+		return pd_len;
 	err = iw_mpa_fill(ep, ep->pdata, ep->mpa_have - hlen, pd_len);
 	if (err)
 		return err;

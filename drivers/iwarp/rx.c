@@ -166,10 +166,13 @@ static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
 		   iw_rdmap_key_code(err), IB_WC_SUCCESS);
 }
 
-/* The DDP/RDMAP header length an FPDU announces in its first bytes. */
-static int iw_rx_hdr_len(struct iw_rx *rx)
+/*
+ * The header length (MPA length field, DDP and RDMAP headers) of an FPDU
+ * whose DDP and RDMAP control bytes are @ddp and @rdmap, or -EPROTO.
+ */
+int iw_rx_hdr_len(u8 ddp, u8 rdmap)
 {
-	u8 ddp = rx->hdr[2], op = rx->hdr[3] & RDMAP_OPCODE_MASK;
+	u8 op = rdmap & RDMAP_OPCODE_MASK;
 	u32 len;
 
 	if (ddp & DDP_TAGGED) {
@@ -405,7 +408,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 		return;
 	}
 	payload = mpa_len - ulpdu_hdr;
-	pad = (4 - ((MPA_LEN_SIZE + mpa_len) & 3)) & 3;
+	pad = mpa_pad(mpa_len);
 	rx->data_left = payload;
 	rx->trailer_have = 0;
 	rx->trailer_need = pad + MPA_CRC_SIZE;
@@ -706,7 +709,7 @@ static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
 			p += n;
 			len -= n;
 			if (!rx->hdr_need && rx->hdr_have == 4) {
-				hl = iw_rx_hdr_len(rx);
+				hl = iw_rx_hdr_len(rx->hdr[2], rx->hdr[3]);
 				if (hl < 0) {
 					rx->hdr_need = 4;
 					/* too little of it to quote back */

@@ -27,19 +27,27 @@ static u8 *iw_fpdu_begin(struct iw_qp *iqp)
 	return iqp->tx_buf + iqp->tx_len + MPA_LEN_SIZE;
 }
 
+/*
+ * Frame the @ulpdu_len bytes at @start + MPA_LEN_SIZE as an FPDU: length
+ * field, zero pad and the CRC32c (or zero without @crc). Returns the
+ * length of the whole FPDU.
+ */
+u32 iw_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc)
+{
+	u32 len = MPA_LEN_SIZE + ulpdu_len + mpa_pad(ulpdu_len);
+
+	put_unaligned_be16(ulpdu_len, start);
+	memset(start + MPA_LEN_SIZE + ulpdu_len, 0, mpa_pad(ulpdu_len));
+	put_unaligned_le32(crc ? ~crc32c(~0U, start, len) : 0, start + len);
+	return len + MPA_CRC_SIZE;
+}
+
 /* Length, pad and CRC around the @ulpdu_len bytes just written. */
 static void iw_fpdu_end(struct iw_qp *iqp, u32 ulpdu_len)
 {
 	u8 *start = iqp->tx_buf + iqp->tx_len;
-	u32 len = MPA_LEN_SIZE + ulpdu_len;
-	u32 pad = (4 - (len & 3)) & 3;
 
-	put_unaligned_be16(ulpdu_len, start);
-	memset(start + len, 0, pad);
-	len += pad;
-	put_unaligned_le32(iqp->conn.crc ? ~crc32c(~0U, start, len) : 0,
-			   start + len);
-	iqp->tx_len += len + MPA_CRC_SIZE;
+	iqp->tx_len += iw_fpdu_seal(start, ulpdu_len, iqp->conn.crc);
 	trace_srdma_iw_tx(&iqp->qp->ibqp, start + MPA_LEN_SIZE, ulpdu_len);
 	srdma_count_pkt(iqp->qp, true, ulpdu_len);
 }
