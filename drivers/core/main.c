@@ -13,6 +13,7 @@
 
 #include "srdma.h"
 #include "transport.h"
+#include "../selftest/selftest.h"
 
 /*
  * srdma's deferred work runs on these two and nowhere else: any CPU
@@ -94,6 +95,11 @@ static struct notifier_block srdma_module_nb = {
 static int __init srdma_init(void)
 {
 	int err;
+
+	/* selftest=1: the pure-logic tests, before anything is set up */
+	err = srdma_selftest();
+	if (err)
+		return err;
 
 	/*
 	 * High priority: the data path runs here (iWARP transmit; RoCE
