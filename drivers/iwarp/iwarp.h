@@ -289,6 +289,8 @@ int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 int iw_mpa_recv_request(struct iw_ep *ep);
 int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected);
 int iw_mpa_check_hdr(const struct mpa_frame *f, const char *key);
+int iw_mpa_take_request(struct iw_ep *ep);
+int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected);
 
 /* rx.c */
 int iw_rx_hdr_len(u8 ddp, u8 rdmap);

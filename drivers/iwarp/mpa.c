@@ -154,20 +154,17 @@ static int iw_mpa_take_v2(struct iw_ep *ep, u16 *ird, u16 *ord)
 }
 
 /*
- * Passive side: read the request (-EINPROGRESS until all of it is in).
- * Fills ep->conn with what the peer asked for (its ORD is our IRD and the
- * other way round); markers are not supported and refused with a reject
- * reply.
+ * Passive side, the request in ep->mpa and ep->pdata: fill ep->conn with
+ * what the peer asked for (its ORD is our IRD and the other way round).
+ * -EOPNOTSUPP for markers, which are not supported; -EPROTO for a
+ * request srdma cannot take.
  */
-int iw_mpa_recv_request(struct iw_ep *ep)
+int iw_mpa_take_request(struct iw_ep *ep)
 {
 	const struct mpa_frame *f = &ep->mpa;
 	u16 ird = 1, ord = 1;
 	int err;
 
-	err = iw_mpa_recv_frame(ep, MPA_KEY_REQ);
-	if (err)
-		return err;
 	ep->rev = f->rev;
 	ep->req_flags = f->flags;
 	ep->enhanced = f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED);
@@ -184,27 +181,40 @@ int iw_mpa_recv_request(struct iw_ep *ep)
 	ep->conn.ord = min_t(u16, ird & MPA_V2_IRD_ORD_MASK, IW_MAX_ORD);
 	if (f->flags & MPA_FLAG_MARKERS) {
 		ep->conn.atomics = false;
-		iw_mpa_send(ep, false, true, NULL, 0);
 		return -EOPNOTSUPP;
 	}
 	return 0;
 }
 
 /*
- * Active side: read the reply (-EINPROGRESS until all of it is in). A
- * reject is reported through @rejected with its private data kept for
- * the CONNECT_REPLY event.
+ * Passive side: read the request (-EINPROGRESS until all of it is in)
+ * and take it; a request with markers is refused with a reject reply.
  */
-int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
+int iw_mpa_recv_request(struct iw_ep *ep)
+{
+	int err;
+
+	err = iw_mpa_recv_frame(ep, MPA_KEY_REQ);
+	if (err)
+		return err;
+	err = iw_mpa_take_request(ep);
+	if (err == -EOPNOTSUPP)
+		iw_mpa_send(ep, false, true, NULL, 0);
+	return err;
+}
+
+/*
+ * Active side, the reply in ep->mpa and ep->pdata: settle ep->conn with
+ * what the peer answered. A reject is reported through @rejected
+ * (-ECONNREFUSED) with its private data kept for the CONNECT_REPLY event.
+ */
+int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected)
 {
 	const struct mpa_frame *f = &ep->mpa;
 	u16 ird, ord;
 	int err;
 
 	*rejected = false;
-	err = iw_mpa_recv_frame(ep, MPA_KEY_REP);
-	if (err)
-		return err;
 	if (f->flags & MPA_FLAG_REJECT) {
 		/* the consumer gets the peer's own private data only */
 		if (f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED) &&
@@ -238,4 +248,16 @@ int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
 	ep->conn.atomics = ep->conn.atomics &&
 			   (f->flags & MPA_FLAG_SRDMA_ATOMIC_ACCEPT);
 	return 0;
+}
+
+/* Active side: read the reply (-EINPROGRESS until all of it is in). */
+int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
+{
+	int err;
+
+	*rejected = false;
+	err = iw_mpa_recv_frame(ep, MPA_KEY_REP);
+	if (err)
+		return err;
+	return iw_mpa_take_reply(ep, rejected);
 }
