@@ -71,6 +71,7 @@ for g in "$@"; do
 done
 t "no failure reported" no_failure
 t "all groups passed" all_passed
+diag "$(kmsg_since "$MARK" | grep -o 'srdma: selftest: .*')"
 t "rmmod srdma" unload_srdma
 t "srdma is unloaded" module_absent srdma
 t "without selftest=1 nothing runs" plain_load_silent

@@ -6,6 +6,7 @@
  * once; either way the code and data here are freed after load.
  */
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 
@@ -52,9 +53,11 @@ bool __init srdma_st_check(struct srdma_st *st, bool ok, int line,
 int __init srdma_selftest(void)
 {
 	unsigned int i, failed = 0;
+	u64 start;
 
 	if (!selftest)
 		return 0;
+	start = ktime_get_ns();
 	for (i = 0; i < ARRAY_SIZE(srdma_st_groups); i++) {
 		struct srdma_st st = { .group = srdma_st_groups[i].name };
 
@@ -74,7 +77,8 @@ int __init srdma_selftest(void)
 		       ARRAY_SIZE(srdma_st_groups));
 		return -ENOTRECOVERABLE;
 	}
-	pr_info("selftest: all %zu groups passed\n",
-		ARRAY_SIZE(srdma_st_groups));
+	pr_info("selftest: all %zu groups passed in %llu us\n",
+		ARRAY_SIZE(srdma_st_groups),
+		div_u64(ktime_get_ns() - start, NSEC_PER_USEC));
 	return 0;
 }
