@@ -52,25 +52,15 @@ static int srdma_transports_init(void)
 	return 0;
 }
 
-/* The transports' `rdma link add ... type NAME` entries. */
-static void srdma_link_types_register(void)
+/* Each `rdma link add ... type NAME` entry the transports list, to @fn. */
+static void srdma_link_types_each(void (*fn)(struct rdma_link_ops *ops))
 {
 	struct rdma_link_ops *const *ops;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++)
 		for (ops = srdma_transports[i]->link_ops; *ops; ops++)
-			rdma_link_register(*ops);
-}
-
-static void srdma_link_types_unregister(void)
-{
-	struct rdma_link_ops *const *ops;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(srdma_transports); i++)
-		for (ops = srdma_transports[i]->link_ops; *ops; ops++)
-			rdma_link_unregister(*ops);
+			fn(*ops);
 }
 
 /*
@@ -135,7 +125,7 @@ static int __init srdma_init(void)
 	if (err)
 		goto err_mod;
 
-	srdma_link_types_register();
+	srdma_link_types_each(rdma_link_register);
 	pr_info("loaded: link types sroce and rxe (RoCEv2), siwarp (iWARP)\n");
 	return 0;
 
@@ -152,7 +142,7 @@ err_wq:
 
 static void __exit srdma_exit(void)
 {
-	srdma_link_types_unregister();
+	srdma_link_types_each(rdma_link_unregister);
 	/* Removes every srdma device; waits for their users to go. */
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	srdma_netdev_notifier_unregister();
