@@ -97,13 +97,17 @@ each_fn() { # DEV GID
 
 # Failures on the data path: srdma's packet allocations fail for every
 # context (softirq and work included) while rping runs. rping may fail;
-# the kernel must not, and a clean rping must work afterwards.
+# the kernel must not, and a clean rping must work afterwards. rping's
+# server READs the client's buffer, so the client's READ responses meet
+# failed allocations too and must take the back-off path (resp.c), which
+# read_resp_nomem counts.
 rping_v() { # COUNT
 	pair timeout 120 rping -s -a "$ip4" -V -C "$1" -S 4000 -- \
 		timeout 120 rping -c -a "$ip4" -V -C "$1" -S 4000
 }
 datapath_faults() {
-	local fn spid
+	local fn spid nomem0 nomem
+	nomem0=$(hw_counter sroce0 read_resp_nomem) || return 1
 	fn=$(srdma_injectable | grep -m1 '^roce_alloc_skb$') ||
 		{ echo "roce_alloc_skb is not error-injectable"; return 1; }
 	echo "$fn" > "$dbg/fail_function/inject" || return 1
@@ -116,7 +120,9 @@ datapath_faults() {
 	echo "rping under faults exited $?"
 	wait "$spid"
 	disarm
-	return 0
+	nomem=$(hw_counter sroce0 read_resp_nomem) || return 1
+	echo "READ responses put off for want of memory: $((nomem - nomem0))"
+	[ "$nomem" -gt "$nomem0" ]
 }
 
 unloads() { timeout 30 rdma link del sroce0 && timeout 30 rdma link del siw0x && timeout 60 rmmod srdma; }
@@ -133,7 +139,7 @@ t "failslab under object creation (siw0x)" fail_alloc failslab 3 siw0x 0
 t "fail_page_alloc under object creation (sroce0)" fail_alloc fail_page_alloc 20 sroce0 "$g" --may-pass
 t "fail_page_alloc under object creation (siw0x)" fail_alloc fail_page_alloc 20 siw0x 0 --may-pass
 STEP_TIMEOUT=400
-t "packet allocations fail while rping runs (sroce0)" datapath_faults
+t "packet allocations fail while rping runs, READ replies back off (sroce0)" datapath_faults
 STEP_TIMEOUT=200
 t "verified rping afterwards (sroce0)" rping_v 50
 t "nothing left on sroce0 (rdma res)" res_clean sroce0

@@ -30,7 +30,7 @@ tap_cleanup() {
 }
 
 counter_names="tx_packets tx_bytes rx_packets rx_bytes retransmits
-retransmit_timeouts seq_nak_sent seq_nak_rcvd rnr_nak_sent rnr_nak_rcvd
+retransmit_timeouts read_resp_nomem seq_nak_sent seq_nak_rcvd rnr_nak_sent rnr_nak_rcvd
 access_nak_sent access_nak_rcvd inv_req_nak_sent inv_req_nak_rcvd
 rem_op_nak_sent rem_op_nak_rcvd rnr_retry_exceeded rx_dropped
 rx_malformed rx_bad_pkey rx_bad_service rx_bad_path rx_duplicate

@@ -192,6 +192,7 @@ static const struct rdma_stat_desc srdma_counter_descs[SRDMA_CNT_MAX] = {
 	[SRDMA_CNT_IW_REJECTS_RCVD].name = "iwarp_rejects_rcvd",
 	[SRDMA_CNT_IW_MPA_FAILURES].name = "iwarp_mpa_failures",
 	[SRDMA_CNT_IW_ABORTS].name = "iwarp_aborts",
+	[SRDMA_CNT_RD_NOMEM].name = "read_resp_nomem",
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,

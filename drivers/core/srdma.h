@@ -103,6 +103,7 @@ enum srdma_counter {
 	SRDMA_CNT_IW_REJECTS_RCVD,
 	SRDMA_CNT_IW_MPA_FAILURES,	/* MPA frames refused, either side */
 	SRDMA_CNT_IW_ABORTS,		/* connections closed with a RST */
+	SRDMA_CNT_RD_NOMEM,		/* READ replies put off: no skb */
 	SRDMA_CNT_MAX,
 };
 

@@ -225,10 +225,12 @@ static void roce_rd_requeue(struct roce_qp *rqp, bool nomem)
 {
 	unsigned long max = msecs_to_jiffies(ROCE_RD_BACKOFF_MAX_MS);
 
-	if (nomem)
+	if (nomem) {
 		rqp->rd_backoff = clamp(rqp->rd_backoff * 2, 1UL, max);
-	else
+		srdma_count(qp_dev(rqp->qp), SRDMA_CNT_RD_NOMEM);
+	} else {
 		rqp->rd_backoff = 0;
+	}
 	queue_delayed_work_on(rqp->rd_cpu, srdma_cpu_wq, &rqp->rd_work,
 			      rqp->rd_backoff);
 }
