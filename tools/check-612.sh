@@ -51,7 +51,7 @@ if [ ! -r build/ksrc/tools/testing/selftests/kselftest_harness.h ]; then
 		warn "no kselftest harness from the default kernel's source: C selftests will not build"
 fi
 
-tests=(srdma_logic.sh srdma_devices.sh srdma_netdev.sh srdma_objects.sh
+tests=(srdma_logic.sh srdma_kulp.sh srdma_devices.sh srdma_netdev.sh srdma_objects.sh
 	srdma_rxe_exclusive.sh srdma_siw_coexist.sh srdma_pyverbs.sh
 	roce_two_hosts.sh iwarp_two_hosts.sh)
 KVER=$kver SRDMA_CHECK_KO=$mod/srdma.ko SRDMA_CHECK_LABEL=$label \

@@ -95,8 +95,20 @@ if ! make -s -C selftests > "$work/selftests-build.log" 2>&1; then
 	tail -n 20 "$work/selftests-build.log" >&2
 fi
 
+# Test modules (a kernel ULP in miniature) for the kernel the guests boot;
+# in $work, so that each kernel's build stays apart and the tree clean.
+say "building the test modules (selftests/kmod) for $kver"
+kmod=$work/kmod
+mkdir -p "$kmod"
+cp selftests/kmod/Kbuild selftests/kmod/*.c "$kmod/"
+if ! make -C "${SRDMA_KROOT:-}/lib/modules/$kver/build" M="$SRDMA_REPO/$kmod" modules \
+	> "$kmod/build.log" 2>&1 || grep -E -q 'warning:|error:' "$kmod/build.log"; then
+	record FAIL "setup: building selftests/kmod for $kver failed or warned (see $kmod/build.log)"
+	grep -E 'warning:|error:' "$kmod/build.log" >&2 || tail -n 20 "$kmod/build.log" >&2
+fi
+
 read -r -a tests <<< "${SRDMA_CHECK_TESTS:-$(make -s --no-print-directory -C selftests list)}"
-guest_env=()
+guest_env=(-e "SRDMA_KULP_KO=$SRDMA_REPO/$kmod/srdma_kulp.ko")
 read -r -a check_env <<< "${SRDMA_CHECK_ENV:-}"
 for e in ${check_env[@]+"${check_env[@]}"}; do guest_env+=(-e "$e"); done
 header() { sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "selftests/$1" | head -n 1; }

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srdma_kulp: a kernel ULP in miniature, for selftests/srdma_kulp.sh.
+ *
+ * Kernel consumers post work from contexts no user of libibverbs can
+ * reach: with interrupts off, from a hard interrupt, with completions
+ * handled in softirq or in a workqueue. Those are the paths where a soft
+ * RDMA driver's locking goes wrong (a spin_unlock_bh() inside an irq-off
+ * section, a bottom-half lock taken from a hard interrupt), and lockdep
+ * on the debug kernel checks them only if something runs them.
+ *
+ * Loading it with dev=NAME gid_index=N runs every case on RC QP pairs
+ * connected to each other on that RoCE device, prints "srdma_kulp: CASE:
+ * ok" or "srdma_kulp: CASE: FAIL: why" for each, frees everything, and
+ * succeeds only if every case passed. A hard interrupt is an hrtimer in
+ * HRTIMER_MODE_REL_HARD, whose callback runs from the timer interrupt.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev_name_param = "sroce0";
+module_param_named(dev, dev_name_param, charp, 0444);
+MODULE_PARM_DESC(dev, "RoCE device to test");
+static int gid_index;
+module_param(gid_index, int, 0444);
+MODULE_PARM_DESC(gid_index, "index of a RoCE v2 GID of the device");
+static unsigned int timeout_ms = 20000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "how long to wait for each completion");
+
+#define KULP_LEN	4000		/* bytes per transfer: 4 packets */
+#define KULP_WRS	16
+#define KULP_BAD_KEY	0xfffffffeU	/* a key no MR or MW of the test has */
+
+/* One work request's completion, as its CQ's callback saw it. */
+struct kulp_wc {
+	struct ib_cqe cqe;
+	struct completion done;
+	int status;			/* enum ib_wc_status; -1 until done */
+	enum ib_wc_opcode opcode;
+	u32 byte_len;
+	int wc_flags;
+	u32 invalidated;
+	bool in_softirq;
+};
+
+/* Two RC QPs on one device, each the other's peer, and their memory. */
+struct kulp_pair {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *scq;		/* IB_POLL_SOFTIRQ: sends of both */
+	struct ib_cq *rcq;		/* IB_POLL_WORKQUEUE: receives of both */
+	struct ib_qp *a, *b;
+	void *abuf, *bbuf;		/* a page each, DMA mapped */
+	u64 adma, bdma;
+	struct completion fatal;	/* QP_FATAL on a */
+	struct kulp_wc wc[8];
+};
+
+/* A post from a hard interrupt. */
+struct kulp_irq_post {
+	struct hrtimer timer;
+	struct ib_qp *qp;
+	const struct ib_send_wr *wr;
+	struct completion fired;
+	int ret;
+	bool hardirq;
+};
+
+static void kulp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kulp_wc *w = container_of(wc->wr_cqe, struct kulp_wc, cqe);
+
+	w->status = wc->status;
+	w->opcode = wc->opcode;
+	w->byte_len = wc->byte_len;
+	w->wc_flags = wc->wc_flags;
+	w->invalidated = wc->ex.invalidate_rkey;
+	w->in_softirq = in_serving_softirq();
+	complete(&w->done);
+}
+
+static struct ib_cqe *kulp_cqe(struct kulp_wc *w)
+{
+	init_completion(&w->done);
+	w->cqe.done = kulp_done;
+	w->status = -1;
+	return &w->cqe;
+}
+
+static int kulp_wait(struct kulp_wc *w, enum ib_wc_status want,
+		     const char **why)
+{
+	if (!wait_for_completion_timeout(&w->done,
+					 msecs_to_jiffies(timeout_ms))) {
+		*why = "no completion";
+		return -ETIMEDOUT;
+	}
+	if (w->status != want) {
+		pr_info("status %d (%s), %d wanted\n", w->status,
+			ib_wc_status_msg(w->status), want);
+		*why = "wrong completion status";
+		return -EIO;
+	}
+	return 0;
+}
+
+static void kulp_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kulp_pair *p = ctx;
+
+	if (ev->event == IB_EVENT_QP_FATAL && ev->element.qp == p->a)
+		complete(&p->fatal);
+}
+
+static enum hrtimer_restart kulp_irq_fire(struct hrtimer *t)
+{
+	struct kulp_irq_post *ip = container_of(t, struct kulp_irq_post, timer);
+
+	ip->hardirq = in_hardirq();
+	ip->ret = ib_post_send(ip->qp, ip->wr, NULL);
+	complete(&ip->fired);
+	return HRTIMER_NORESTART;
+}
+
+/* Post @wr on @qp from a hard interrupt; 0 if posted from one. */
+static int kulp_post_hardirq(struct ib_qp *qp, const struct ib_send_wr *wr,
+			     const char **why)
+{
+	struct kulp_irq_post ip = { .qp = qp, .wr = wr };
+
+	init_completion(&ip.fired);
+	hrtimer_init_on_stack(&ip.timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+	ip.timer.function = kulp_irq_fire;
+	hrtimer_start(&ip.timer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	wait_for_completion(&ip.fired);
+	hrtimer_cancel(&ip.timer);	/* the callback has returned */
+	destroy_hrtimer_on_stack(&ip.timer);
+	if (!ip.hardirq) {
+		*why = "the timer callback was not in a hard interrupt";
+		return -EINVAL;
+	}
+	if (ip.ret)
+		*why = "ib_post_send from a hard interrupt failed";
+	return ip.ret;
+}
+
+static int kulp_post_irqs_off(struct ib_qp *qp, const struct ib_send_wr *wr,
+			      const char **why)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = ib_post_send(qp, wr, NULL);
+	local_irq_restore(flags);
+	if (ret)
+		*why = "ib_post_send with interrupts off failed";
+	return ret;
+}
+
+static int kulp_post_recv(struct ib_qp *qp, struct kulp_wc *w, u64 addr,
+			  u32 lkey, const char **why)
+{
+	struct ib_sge sge = { .addr = addr, .length = PAGE_SIZE, .lkey = lkey };
+	struct ib_recv_wr wr = { .wr_cqe = kulp_cqe(w), .sg_list = &sge,
+				 .num_sge = 1 };
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = ib_post_recv(qp, &wr, NULL);
+	local_irq_restore(flags);
+	if (ret)
+		*why = "ib_post_recv with interrupts off failed";
+	return ret;
+}
+
+static void kulp_fill(void *buf, u8 seed)
+{
+	u8 *b = buf;
+	int i;
+
+	for (i = 0; i < KULP_LEN; i++)
+		b[i] = seed + i * 7;
+}
+
+static int kulp_same(const void *x, const void *y, const char **why)
+{
+	if (memcmp(x, y, KULP_LEN)) {
+		*why = "the bytes that arrived differ from those sent";
+		return -EIO;
+	}
+	return 0;
+}
+
+static int kulp_modify(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		       const char **why)
+{
+	int ret = ib_modify_qp(qp, attr, mask);
+
+	if (ret)
+		*why = "ib_modify_qp failed";
+	return ret;
+}
+
+/* RESET -> INIT -> RTR -> RTS, @peer's QP number on the same GID. */
+static int kulp_connect(struct kulp_pair *p, struct ib_qp *qp, u32 peer,
+			const struct ib_gid_attr *gid, const char **why)
+{
+	union ib_gid dgid = gid->gid;	/* the peer's, which is ours */
+	struct ib_qp_attr attr = {};
+	struct net_device *ndev;
+	int ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	ret = kulp_modify(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			  IB_QP_PORT | IB_QP_ACCESS_FLAGS, why);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = peer;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.type = rdma_ah_find_type(p->dev, 1);
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_grh(&attr.ah_attr, &dgid, 0, gid->index, 64, 0);
+	/* kernel consumers resolve the MAC themselves: the peer is here */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(gid);
+	if (!IS_ERR(ndev))
+		memcpy(attr.ah_attr.roce.dmac, ndev->dev_addr, ETH_ALEN);
+	rcu_read_unlock();
+	if (IS_ERR(ndev)) {
+		*why = "the GID has no netdev";
+		return PTR_ERR(ndev);
+	}
+	ret = kulp_modify(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			  IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			  IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER, why);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 1;
+	return kulp_modify(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			   IB_QP_MAX_QP_RD_ATOMIC, why);
+}
+
+static struct ib_qp *kulp_create_qp(struct kulp_pair *p, const char **why)
+{
+	struct ib_qp_init_attr init = {
+		.event_handler = kulp_qp_event,
+		.qp_context = p,
+		.send_cq = p->scq,
+		.recv_cq = p->rcq,
+		.cap = { .max_send_wr = KULP_WRS, .max_recv_wr = KULP_WRS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_qp *qp = ib_create_qp(p->pd, &init);
+
+	if (IS_ERR(qp))
+		*why = "ib_create_qp failed";
+	return qp;
+}
+
+static void *kulp_buf(struct kulp_pair *p, u64 *dma)
+{
+	void *buf = (void *)get_zeroed_page(GFP_KERNEL);
+
+	if (!buf)
+		return NULL;
+	*dma = ib_dma_map_single(p->dev, buf, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(p->dev, *dma)) {
+		free_page((unsigned long)buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void kulp_buf_free(struct kulp_pair *p, void *buf, u64 dma)
+{
+	if (!buf)
+		return;
+	ib_dma_unmap_single(p->dev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	free_page((unsigned long)buf);
+}
+
+static void kulp_pair_free(struct kulp_pair *p)
+{
+	/* QPs first: then no completion can name a kulp_wc of *p */
+	if (!IS_ERR_OR_NULL(p->a))
+		ib_destroy_qp(p->a);
+	if (!IS_ERR_OR_NULL(p->b))
+		ib_destroy_qp(p->b);
+	if (!IS_ERR_OR_NULL(p->scq))
+		ib_free_cq(p->scq);
+	if (!IS_ERR_OR_NULL(p->rcq))
+		ib_free_cq(p->rcq);
+	kulp_buf_free(p, p->abuf, p->adma);
+	kulp_buf_free(p, p->bbuf, p->bdma);
+	if (!IS_ERR_OR_NULL(p->pd))
+		ib_dealloc_pd(p->pd);
+	kfree(p);
+}
+
+static struct kulp_pair *kulp_pair_new(struct ib_device *dev,
+				       const struct ib_gid_attr *gid,
+				       const char **why)
+{
+	struct kulp_pair *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p) {
+		*why = "no memory";
+		return NULL;
+	}
+	p->dev = dev;
+	init_completion(&p->fatal);
+	p->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(p->pd)) {
+		*why = "ib_alloc_pd failed";
+		goto fail;
+	}
+	p->scq = ib_alloc_cq(dev, p, 2 * KULP_WRS, 0, IB_POLL_SOFTIRQ);
+	p->rcq = ib_alloc_cq(dev, p, 2 * KULP_WRS, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(p->scq) || IS_ERR(p->rcq)) {
+		*why = "ib_alloc_cq failed";
+		goto fail;
+	}
+	p->abuf = kulp_buf(p, &p->adma);
+	p->bbuf = kulp_buf(p, &p->bdma);
+	if (!p->abuf || !p->bbuf) {
+		*why = "no memory for the buffers";
+		goto fail;
+	}
+	p->a = kulp_create_qp(p, why);
+	if (IS_ERR(p->a))
+		goto fail;
+	p->b = kulp_create_qp(p, why);
+	if (IS_ERR(p->b))
+		goto fail;
+	if (kulp_connect(p, p->a, p->b->qp_num, gid, why) ||
+	    kulp_connect(p, p->b, p->a->qp_num, gid, why))
+		goto fail;
+	return p;
+fail:
+	kulp_pair_free(p);
+	return NULL;
+}
+
+/*
+ * A SEND posted with interrupts off, or from a hard interrupt; the send
+ * completes in softirq, the receive in a workqueue, the bytes match.
+ */
+static int kulp_send(struct kulp_pair *p, bool hardirq, const char **why)
+{
+	struct kulp_wc *sw = &p->wc[0], *rw = &p->wc[1];
+	struct ib_sge sge = { .addr = p->adma, .length = KULP_LEN,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_cqe = kulp_cqe(sw), .sg_list = &sge,
+				 .num_sge = 1, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	int ret;
+
+	kulp_fill(p->abuf, hardirq ? 3 : 1);
+	ret = kulp_post_recv(p->b, rw, p->bdma, p->pd->local_dma_lkey, why);
+	if (!ret)
+		ret = hardirq ? kulp_post_hardirq(p->a, &wr, why) :
+				kulp_post_irqs_off(p->a, &wr, why);
+	if (ret)
+		return ret;
+	ret = kulp_wait(sw, IB_WC_SUCCESS, why) ?:
+	      kulp_wait(rw, IB_WC_SUCCESS, why);
+	if (ret)
+		return ret;
+	if (rw->byte_len != KULP_LEN || rw->opcode != IB_WC_RECV) {
+		*why = "the receive's length or opcode is wrong";
+		return -EIO;
+	}
+	if (!sw->in_softirq || rw->in_softirq) {
+		*why = "a CQ was not polled in the context it was made for";
+		return -EIO;
+	}
+	return kulp_same(p->abuf, p->bbuf, why);
+}
+
+static int kulp_send_irqs_off(struct kulp_pair *p, const char **why)
+{
+	return kulp_send(p, false, why);
+}
+
+static int kulp_send_hardirq(struct kulp_pair *p, const char **why)
+{
+	return kulp_send(p, true, why);
+}
+
+/* Register b's page through @mr by a REG_MR work request on b. */
+static int kulp_frwr(struct kulp_pair *p, struct ib_mr *mr,
+		     struct scatterlist *sg, const char **why)
+{
+	struct kulp_wc *w = &p->wc[2];
+	struct ib_reg_wr reg = {
+		.wr = { .wr_cqe = kulp_cqe(w), .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.mr = mr,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ,
+	};
+	int ret;
+
+	if (ib_map_mr_sg(mr, sg, 1, NULL, PAGE_SIZE) != 1) {
+		*why = "ib_map_mr_sg failed";
+		return -EIO;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.key = mr->rkey;
+	ret = kulp_post_irqs_off(p->b, &reg.wr, why);
+	return ret ?: kulp_wait(w, IB_WC_SUCCESS, why);
+}
+
+/* One RDMA op from a to b's FRWR region, waited for with @want. */
+static int kulp_rdma(struct kulp_pair *p, enum ib_wr_opcode op, u64 addr,
+		     u32 rkey, bool hardirq, enum ib_wc_status want,
+		     const char **why)
+{
+	struct kulp_wc *w = &p->wc[3];
+	struct ib_sge sge = { .addr = p->adma, .length = KULP_LEN,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_cqe = kulp_cqe(w), .sg_list = &sge, .num_sge = 1,
+			.opcode = op, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = addr,
+		.rkey = rkey,
+	};
+	int ret;
+
+	ret = hardirq ? kulp_post_hardirq(p->a, &wr.wr, why) :
+			kulp_post_irqs_off(p->a, &wr.wr, why);
+	return ret ?: kulp_wait(w, want, why);
+}
+
+/* SEND_WITH_INV of @rkey into a receive of b: b sees it invalidated. */
+static int kulp_send_inv(struct kulp_pair *p, u32 rkey, const char **why)
+{
+	struct kulp_wc *sw = &p->wc[4], *rw = &p->wc[5];
+	struct ib_sge sge = { .addr = p->adma, .length = 64,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_cqe = kulp_cqe(sw), .sg_list = &sge,
+				 .num_sge = 1, .opcode = IB_WR_SEND_WITH_INV,
+				 .send_flags = IB_SEND_SIGNALED,
+				 .ex.invalidate_rkey = rkey };
+	int ret;
+
+	ret = kulp_post_recv(p->b, rw, p->bdma, p->pd->local_dma_lkey, why) ?:
+	      kulp_post_hardirq(p->a, &wr, why);
+	if (ret)
+		return ret;
+	ret = kulp_wait(sw, IB_WC_SUCCESS, why) ?:
+	      kulp_wait(rw, IB_WC_SUCCESS, why);
+	if (ret)
+		return ret;
+	if (!(rw->wc_flags & IB_WC_WITH_INVALIDATE) || rw->invalidated != rkey) {
+		*why = "the receive does not report the invalidated rkey";
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Fast registration, RDMA WRITE from a hard interrupt, READ with
+ * interrupts off, remote invalidation by SEND_WITH_INV, and then the
+ * invalidated rkey refused: what nvme-rdma and rdma_rw do per I/O.
+ */
+static int kulp_frwr_rdma(struct kulp_pair *p, const char **why)
+{
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	void *want;
+	u32 rkey;
+	int ret;
+
+	want = kmalloc(KULP_LEN, GFP_KERNEL);
+	if (!want) {
+		*why = "no memory";
+		return -ENOMEM;
+	}
+	mr = ib_alloc_mr(p->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(mr)) {
+		kfree(want);
+		*why = "ib_alloc_mr failed";
+		return PTR_ERR(mr);
+	}
+	sg_init_one(&sg, p->bbuf, PAGE_SIZE);
+	if (ib_dma_map_sg(p->dev, &sg, 1, DMA_BIDIRECTIONAL) != 1) {
+		ib_dereg_mr(mr);
+		kfree(want);
+		*why = "ib_dma_map_sg failed";
+		return -EIO;
+	}
+	ret = kulp_frwr(p, mr, &sg, why);
+	rkey = mr->rkey;
+	if (ret)
+		goto out;
+
+	kulp_fill(p->abuf, 5);
+	memcpy(want, p->abuf, KULP_LEN);
+	ret = kulp_rdma(p, IB_WR_RDMA_WRITE, mr->iova, rkey, true,
+			IB_WC_SUCCESS, why) ?: kulp_same(p->bbuf, want, why);
+	if (ret)
+		goto out;
+	memset(p->abuf, 0, KULP_LEN);
+	ret = kulp_rdma(p, IB_WR_RDMA_READ, mr->iova, rkey, false,
+			IB_WC_SUCCESS, why) ?: kulp_same(p->abuf, want, why);
+	if (ret)
+		goto out;
+	ret = kulp_send_inv(p, rkey, why);
+	if (ret)
+		goto out;
+	ret = kulp_rdma(p, IB_WR_RDMA_WRITE, mr->iova, rkey, false,
+			IB_WC_REM_ACCESS_ERR, why);
+	if (ret)
+		*why = "a WRITE through an invalidated rkey was not refused";
+out:
+	ib_dma_unmap_sg(p->dev, &sg, 1, DMA_BIDIRECTIONAL);
+	ib_dereg_mr(mr);
+	kfree(want);
+	return ret;
+}
+
+/*
+ * A WQE that fails as it is posted (LOCAL_INV of a key that does not
+ * exist) takes the QP to error inside ib_post_send: with interrupts off,
+ * or in a hard interrupt, where the rest of the error handling is put
+ * off to process context. Either way the WQE completes in error, the
+ * receives waiting on the QP are flushed and QP_FATAL is raised.
+ */
+static int kulp_fatal(struct kulp_pair *p, bool hardirq, const char **why)
+{
+	struct kulp_wc *iw = &p->wc[0], *r1 = &p->wc[1], *r2 = &p->wc[2];
+	struct ib_send_wr wr = { .wr_cqe = kulp_cqe(iw),
+				 .opcode = IB_WR_LOCAL_INV,
+				 .send_flags = IB_SEND_SIGNALED,
+				 .ex.invalidate_rkey = KULP_BAD_KEY };
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int ret;
+
+	ret = kulp_post_recv(p->a, r1, p->adma, p->pd->local_dma_lkey, why) ?:
+	      kulp_post_recv(p->a, r2, p->adma, p->pd->local_dma_lkey, why);
+	if (ret)
+		return ret;
+	ret = hardirq ? kulp_post_hardirq(p->a, &wr, why) :
+			kulp_post_irqs_off(p->a, &wr, why);
+	if (ret)
+		return ret;
+	if (!wait_for_completion_timeout(&iw->done,
+					 msecs_to_jiffies(timeout_ms))) {
+		*why = "the failed LOCAL_INV never completed";
+		return -ETIMEDOUT;
+	}
+	if (iw->status == IB_WC_SUCCESS || iw->status == IB_WC_WR_FLUSH_ERR) {
+		*why = "LOCAL_INV of a key that does not exist did not fail";
+		return -EIO;
+	}
+	ret = kulp_wait(r1, IB_WC_WR_FLUSH_ERR, why) ?:
+	      kulp_wait(r2, IB_WC_WR_FLUSH_ERR, why);
+	if (ret)
+		return ret;
+	if (!wait_for_completion_timeout(&p->fatal,
+					 msecs_to_jiffies(timeout_ms))) {
+		*why = "no QP_FATAL event";
+		return -ETIMEDOUT;
+	}
+	ret = ib_query_qp(p->a, &attr, IB_QP_STATE, &init);
+	if (ret || attr.qp_state != IB_QPS_ERR) {
+		*why = "the QP is not in ERR";
+		return -EIO;
+	}
+	return 0;
+}
+
+static int kulp_fatal_irqs_off(struct kulp_pair *p, const char **why)
+{
+	return kulp_fatal(p, false, why);
+}
+
+static int kulp_fatal_hardirq(struct kulp_pair *p, const char **why)
+{
+	return kulp_fatal(p, true, why);
+}
+
+/* ib_drain_qp on both QPs flushes a receive posted before it. */
+static int kulp_drain(struct kulp_pair *p, const char **why)
+{
+	struct kulp_wc *r = &p->wc[0];
+	int ret;
+
+	ret = kulp_post_recv(p->a, r, p->adma, p->pd->local_dma_lkey, why);
+	if (ret)
+		return ret;
+	ib_drain_qp(p->a);
+	ib_drain_qp(p->b);
+	/* completions come in order: the receive's came before the drain's */
+	if (!completion_done(&r->done)) {
+		*why = "a receive was still pending after ib_drain_qp";
+		return -EIO;
+	}
+	if (r->status != IB_WC_WR_FLUSH_ERR) {
+		*why = "the drained receive was not flushed";
+		return -EIO;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct kulp_pair *p, const char **why);
+} kulp_cases[] = {
+	{ "send_irqs_off", kulp_send_irqs_off },
+	{ "send_hardirq", kulp_send_hardirq },
+	{ "frwr_rdma", kulp_frwr_rdma },
+	{ "fatal_irqs_off", kulp_fatal_irqs_off },
+	{ "fatal_hardirq", kulp_fatal_hardirq },
+	{ "drain", kulp_drain },
+};
+
+static int __init kulp_init(void)
+{
+	const struct ib_gid_attr *gid;
+	struct ib_device *dev;
+	int i, failed = 0;
+
+	dev = ib_device_get_by_name(dev_name_param, RDMA_DRIVER_UNKNOWN);
+	if (!dev) {
+		pr_err("no RDMA device %s\n", dev_name_param);
+		return -ENODEV;
+	}
+	gid = rdma_get_gid_attr(dev, 1, gid_index);
+	if (IS_ERR(gid)) {
+		pr_err("%s has no GID %d\n", dev_name_param, gid_index);
+		ib_device_put(dev);
+		return PTR_ERR(gid);
+	}
+	for (i = 0; i < ARRAY_SIZE(kulp_cases); i++) {
+		const char *why = "?";
+		struct kulp_pair *p = kulp_pair_new(dev, gid, &why);
+		int ret = p ? kulp_cases[i].run(p, &why) : -EIO;
+
+		if (p)
+			kulp_pair_free(p);
+		if (ret) {
+			pr_err("%s: FAIL: %s (%d)\n", kulp_cases[i].name, why,
+			       ret);
+			failed++;
+		} else {
+			pr_info("%s: ok\n", kulp_cases[i].name);
+		}
+	}
+	rdma_put_gid_attr(gid);
+	ib_device_put(dev);
+	pr_info("%d of %zu cases failed\n", failed, ARRAY_SIZE(kulp_cases));
+	return failed ? -EIO : 0;
+}
+
+static void __exit kulp_exit(void)
+{
+}
+
+module_init(kulp_init);
+module_exit(kulp_exit);
+MODULE_DESCRIPTION("srdma selftest: verbs from a kernel ULP's contexts");
+MODULE_LICENSE("GPL");
