@@ -104,13 +104,9 @@ static enum ib_wc_status iw_tx_data(struct iw_qp *iqp, struct srdma_swqe *w)
 	}
 	if (w->inline_data) {
 		memcpy(p + hlen, w->inline_data + w->sent, n);
-	} else if (n) {
-		struct srdma_sge_cursor c;
-
-		srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-		if (srdma_sge_skip(&c, w->sent) ||
-		    srdma_sge_copy(qp, &c, p + hlen, n, SRDMA_FROM_MEM))
-			return IB_WC_LOC_PROT_ERR;
+	} else if (n && srdma_swqe_copy(qp, w, w->sent, p + hlen, n,
+					SRDMA_FROM_MEM)) {
+		return IB_WC_LOC_PROT_ERR;
 	}
 	iw_fpdu_end(iqp, hlen + n);
 	w->sent += n;

@@ -180,18 +180,12 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		if (w->inline_data) {
 			memcpy(h, w->inline_data + off, paylen);
 		} else {
-			struct srdma_sge_cursor c;
-			int err;
+			int err = srdma_swqe_copy(qp, w, off, h, paylen,
+						  SRDMA_FROM_MEM);
 
-			srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-			err = srdma_sge_skip(&c, off);
-			if (!err)
-				err = srdma_sge_copy(qp, &c, h, paylen,
-						     SRDMA_FROM_MEM);
 			if (err) {
 				kfree_skb(skb);
-				*status = err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-							   IB_WC_LOC_PROT_ERR;
+				*status = srdma_sge_err_status(err);
 				return -EIO;
 			}
 		}
