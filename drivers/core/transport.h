@@ -131,7 +131,9 @@ extern const struct srdma_transport srdma_iwarp_transport;
 /*
  * What a transport may use of the core, besides the objects of srdma.h
  * and their inline helpers (srdma_swqe_at(), srdma_count(),
- * srdma_count_pkt(), ...).
+ * srdma_count_pkt(), ...). Its per-WQE state goes in the send WQE's
+ * tp_priv (srdma.h), in a struct of its own that fits
+ * SRDMA_SWQE_TP_SIZE; the core zeroes it when it fetches the WQE.
  */
 
 /*

@@ -336,7 +336,7 @@ static void iw_rx_atomic_resp(struct iw_qp *iqp)
 
 	if (!w || (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
-	    be32_to_cpu(a->req_id) != w->first_psn) {
+	    be32_to_cpu(a->req_id) != to_iwswqe(w)->atomic_req_id) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
 			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;

@@ -48,10 +48,11 @@ static void roce_ack_upto(struct roce_qp *rqp, u32 psn)
 	struct srdma_swqe *w;
 
 	while ((w = roce_oldest(rqp))) {
-		bool covered = psn_diff(w->last_psn, psn) <= 0;
+		struct roce_swqe *rw = to_rswqe(w);
+		bool covered = psn_diff(rw->last_psn, psn) <= 0;
 
 		if (roce_is_rd(w->wr.opcode)) {
-			u32 got = psn_add(w->first_psn,
+			u32 got = psn_add(rw->first_psn,
 					  w->done / roce_mtu(rqp->qp));
 
 			if (covered) {
@@ -153,7 +154,7 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 	w = roce_oldest(rqp);
 	if (!w || w->wr.opcode != IB_WR_RDMA_READ)
 		return;
-	expect = psn_add(w->first_psn, w->done / mtu);
+	expect = psn_add(to_rswqe(w)->first_psn, w->done / mtu);
 	if (pkt->psn != expect) {
 		/* a response went missing: ask again from it, once */
 		if (psn_diff(pkt->psn, expect) > 0 &&
@@ -194,7 +195,7 @@ static void roce_comp_atomic(struct roce_qp *rqp, struct roce_pkt *pkt)
 
 	roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
 	w = roce_oldest(rqp);
-	if (!w || w->first_psn != pkt->psn ||
+	if (!w || to_rswqe(w)->first_psn != pkt->psn ||
 	    (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 	     w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
 		return;
