@@ -183,3 +183,30 @@ int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len)
 	}
 	return 0;
 }
+
+/* Copy @len bytes of @w's SGE list from byte @off on; see transport.h. */
+int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
+		    void *buf, u32 len, enum srdma_copy_dir dir)
+{
+	struct srdma_sge_cursor c;
+	int err;
+
+	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+	err = srdma_sge_skip(&c, off);
+	if (err)
+		return err;
+	return srdma_sge_copy(qp, &c, buf, len, dir);
+}
+
+/*
+ * An atomic's answer: its original value goes into the first eight bytes
+ * of the WQE's SGE list. Any failure is a protection error, whatever the
+ * reason (both transports complete it so).
+ */
+enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
+					   const struct srdma_swqe *w,
+					   u64 orig)
+{
+	return srdma_swqe_copy(qp, w, 0, &orig, sizeof(orig), SRDMA_TO_MEM) ?
+	       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+}

@@ -96,9 +96,9 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 	w->status = IB_WC_SUCCESS;
 	w->signaled = qp->sig_all || (w->wr.send_flags & IB_SEND_SIGNALED);
 	w->reg_mr = NULL;
-	w->started = false;
 	w->sent = 0;
 	w->done = 0;
+	memset(w->tp_priv, 0, sizeof(w->tp_priv));
 	w->num_sge = 0;
 	w->length = 0;
 	w->inline_data = NULL;

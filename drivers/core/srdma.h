@@ -223,9 +223,21 @@ static inline struct srdma_cq *to_scq(struct ib_cq *ibcq)
 	return container_of(ibcq, struct srdma_cq, ibcq);
 }
 
+/* Bytes of a send WQE that belong to its transport (srdma_swqe.tp_priv). */
+#define SRDMA_SWQE_TP_SIZE	16
+
 /*
  * A send WQE as the kernel keeps it: copied out of the ring when fetched,
  * so that user space cannot change it under the transport.
+ *
+ * @tp_priv is the transport's own per-WQE state (RoCE's PSN range,
+ * iWARP's atomic request id), a struct of the transport's that it casts
+ * this to, as layers do with skb->cb; the core zeroes it at fetch and
+ * never reads it. A fixed size, not one the transport sets as it does
+ * its device and QP state: the area then sits at the same offset in
+ * every WQE, so reaching it costs nothing at run time, and sge[] can
+ * stay the flexible array at the end. Each transport's accessor checks
+ * at build time that its struct fits.
  */
 struct srdma_swqe {
 	struct rxe_send_wr wr;
@@ -236,11 +248,9 @@ struct srdma_swqe {
 	u8 status;			/* enum ib_wc_status when done */
 	bool signaled;
 	/* transport progress */
-	bool started;			/* PSNs assigned */
-	u32 first_psn;
-	u32 last_psn;
 	u32 sent;			/* bytes handed to the wire */
 	u32 done;			/* read/atomic: bytes placed locally */
+	u8 tp_priv[SRDMA_SWQE_TP_SIZE] __aligned(8);
 	struct ib_mr *reg_mr;		/* IB_WR_REG_MR from kernel QPs */
 	struct srdma_av av;		/* UD: copied from the AH at post */
 	void *inline_data;		/* points into sge[] storage */

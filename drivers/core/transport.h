@@ -131,7 +131,9 @@ extern const struct srdma_transport srdma_iwarp_transport;
 /*
  * What a transport may use of the core, besides the objects of srdma.h
  * and their inline helpers (srdma_swqe_at(), srdma_count(),
- * srdma_count_pkt(), ...).
+ * srdma_count_pkt(), ...). Its per-WQE state goes in the send WQE's
+ * tp_priv (srdma.h), in a struct of its own that fits
+ * SRDMA_SWQE_TP_SIZE; the core zeroes it when it fetches the WQE.
  */
 
 /*
@@ -399,6 +401,58 @@ int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
  * Return: 0 or -ENOSPC when the list is too short.
  */
 int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
+
+/**
+ * srdma_sge_err_status() - the completion status for a local copy's error
+ * @err: 0 or an error of srdma_sge_copy(), srdma_sge_skip() or
+ *	srdma_swqe_copy()
+ *
+ * Return: IB_WC_SUCCESS for 0, IB_WC_LOC_LEN_ERR when the SGE list was
+ * too short (-ENOSPC), else IB_WC_LOC_PROT_ERR (a key check failed).
+ */
+static inline enum ib_wc_status srdma_sge_err_status(int err)
+{
+	if (!err)
+		return IB_WC_SUCCESS;
+	return err == -ENOSPC ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+/**
+ * srdma_swqe_copy() - copy between a buffer and part of a send WQE's SGEs
+ * @qp: the QP of @w
+ * @w: the WQE
+ * @off: the first byte of @w's local buffer to copy, counted over its
+ *	whole SGE list
+ * @buf: the buffer
+ * @len: bytes
+ * @dir: SRDMA_FROM_MEM (a packet's or FPDU's payload) or SRDMA_TO_MEM
+ *	(a READ response's)
+ *
+ * The SGE list only: the caller copies inline data itself (an inline WQE
+ * has no SGEs, so a copy into it fails with -ENOSPC). Any context.
+ *
+ * Return: 0, -ENOSPC when the list ends before @off + @len, or a key
+ * check error (srdma_sge_err_status() turns them into a WC status).
+ */
+int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
+		    void *buf, u32 len, enum srdma_copy_dir dir);
+
+/**
+ * srdma_swqe_atomic_result() - store an atomic's original value locally
+ * @qp: the QP of @w
+ * @w: a compare-and-swap or fetch-and-add WQE
+ * @orig: the value the responder found at the remote address (CPU order)
+ *
+ * Writes the eight bytes into the start of @w's SGE list, as the atomic's
+ * answer arrives. Any context.
+ *
+ * Return: the status @w completes with: IB_WC_SUCCESS, or
+ * IB_WC_LOC_PROT_ERR when the bytes could not be written, for whatever
+ * reason (an inline WQE's missing SGE list included).
+ */
+enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
+					   const struct srdma_swqe *w,
+					   u64 orig);
 
 /**
  * struct srdma_atomic_args - one atomic operation

@@ -247,6 +247,17 @@ static inline struct iw_qp *to_iwqp(struct srdma_qp *qp)
 	return qp->tp_priv;
 }
 
+/* iWARP's part of a send WQE (its tp_priv). Zero when fetched. */
+struct iw_swqe {
+	u32 atomic_req_id;		/* an atomic's, echoed by its response */
+};
+
+static inline struct iw_swqe *to_iwswqe(struct srdma_swqe *w)
+{
+	BUILD_BUG_ON(sizeof(struct iw_swqe) > sizeof(w->tp_priv));
+	return (struct iw_swqe *)w->tp_priv;
+}
+
 /* An RDMA READ, with or without invalidating its sink when done. */
 static inline bool iw_wr_is_read(u32 opcode)
 {

@@ -333,21 +333,17 @@ static void iw_rx_atomic_resp(struct iw_qp *iqp)
 	const struct rdmap_atomic_resp *a = (const void *)(iqp->rx.hdr +
 		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
 	struct srdma_swqe *w = iw_rx_orq_head(iqp);
-	struct srdma_sge_cursor c;
-	__u64 orig = be64_to_cpu(a->orig);
 
 	if (!w || (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
-	    be32_to_cpu(a->req_id) != w->first_psn) {
+	    be32_to_cpu(a->req_id) != to_iwswqe(w)->atomic_req_id) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
 			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
-	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
 	iw_rx_orq_pop(iqp);
-	srdma_sq_wqe_done(qp, w, srdma_sge_copy(qp, &c, &orig, 8,
-						SRDMA_TO_MEM) ?
-			  IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+	srdma_sq_wqe_done(qp, w, srdma_swqe_atomic_result(qp, w,
+							  be64_to_cpu(a->orig)));
 }
 
 /* The peer gave up on the stream: fail the oldest WQE with its reason. */

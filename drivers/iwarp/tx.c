@@ -104,13 +104,9 @@ static enum ib_wc_status iw_tx_data(struct iw_qp *iqp, struct srdma_swqe *w)
 	}
 	if (w->inline_data) {
 		memcpy(p + hlen, w->inline_data + w->sent, n);
-	} else if (n) {
-		struct srdma_sge_cursor c;
-
-		srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-		if (srdma_sge_skip(&c, w->sent) ||
-		    srdma_sge_copy(qp, &c, p + hlen, n, SRDMA_FROM_MEM))
-			return IB_WC_LOC_PROT_ERR;
+	} else if (n && srdma_swqe_copy(qp, w, w->sent, p + hlen, n,
+					SRDMA_FROM_MEM)) {
+		return IB_WC_LOC_PROT_ERR;
 	}
 	iw_fpdu_end(iqp, hlen + n);
 	w->sent += n;
@@ -140,14 +136,16 @@ static void iw_tx_atomic_req(struct iw_qp *iqp, struct srdma_swqe *w)
 {
 	u8 *p = iw_fpdu_begin(iqp);
 	struct rdmap_atomic_req *a = (void *)(p + sizeof(struct ddp_untagged_hdr));
+	struct iw_swqe *iws = to_iwswqe(w);
 	bool cas = w->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
 
 	iw_untagged((void *)p, RDMAP_ATOMIC_REQ, true, DDP_QN_READ_REQ,
 		    iqp->msn_rreq++, 0, 0);
-	w->first_psn = iqp->next_req_id++;	/* matched by the response */
+	/* the response echoes it */
+	iws->atomic_req_id = iqp->next_req_id++;
 	a->opcode = cpu_to_be32(cas ? RDMAP_ATOMIC_CMP_SWAP :
 				      RDMAP_ATOMIC_FETCH_ADD);
-	a->req_id = cpu_to_be32(w->first_psn);
+	a->req_id = cpu_to_be32(iws->atomic_req_id);
 	a->stag = cpu_to_be32(w->wr.wr.atomic.rkey);
 	a->to = cpu_to_be64(w->wr.wr.atomic.remote_addr);
 	if (cas) {

@@ -48,10 +48,11 @@ static void roce_ack_upto(struct roce_qp *rqp, u32 psn)
 	struct srdma_swqe *w;
 
 	while ((w = roce_oldest(rqp))) {
-		bool covered = psn_diff(w->last_psn, psn) <= 0;
+		struct roce_swqe *rw = to_rswqe(w);
+		bool covered = psn_diff(rw->last_psn, psn) <= 0;
 
 		if (roce_is_rd(w->wr.opcode)) {
-			u32 got = psn_add(w->first_psn,
+			u32 got = psn_add(rw->first_psn,
 					  w->done / roce_mtu(rqp->qp));
 
 			if (covered) {
@@ -144,7 +145,6 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
 	struct srdma_qp *qp = rqp->qp;
-	struct srdma_sge_cursor c;
 	struct srdma_swqe *w;
 	u32 mtu = roce_mtu(qp);
 	u32 expect;
@@ -154,7 +154,7 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 	w = roce_oldest(rqp);
 	if (!w || w->wr.opcode != IB_WR_RDMA_READ)
 		return;
-	expect = psn_add(w->first_psn, w->done / mtu);
+	expect = psn_add(to_rswqe(w)->first_psn, w->done / mtu);
 	if (pkt->psn != expect) {
 		/* a response went missing: ask again from it, once */
 		if (psn_diff(pkt->psn, expect) > 0 &&
@@ -170,14 +170,10 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 		roce_wqe_finish(rqp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-	err = srdma_sge_skip(&c, w->done);
-	if (!err)
-		err = srdma_sge_copy(qp, &c, pkt->payload, pkt->paylen,
-				     SRDMA_TO_MEM);
+	err = srdma_swqe_copy(qp, w, w->done, pkt->payload, pkt->paylen,
+			      SRDMA_TO_MEM);
 	if (err) {
-		roce_wqe_finish(rqp, w, err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-					 IB_WC_LOC_PROT_ERR);
+		roce_wqe_finish(rqp, w, srdma_sge_err_status(err));
 		return;
 	}
 	w->done += pkt->paylen;
@@ -194,23 +190,18 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 static void roce_comp_atomic(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
 	struct roce_atmack *ack = pkt->ext + sizeof(struct roce_aeth);
-	struct srdma_qp *qp = rqp->qp;
-	struct srdma_sge_cursor c;
+	enum ib_wc_status status;
 	struct srdma_swqe *w;
-	u64 orig;
-	int err;
 
 	roce_ack_upto(rqp, psn_add(pkt->psn, ROCE_PSN_MASK));
 	w = roce_oldest(rqp);
-	if (!w || w->first_psn != pkt->psn ||
+	if (!w || to_rswqe(w)->first_psn != pkt->psn ||
 	    (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 	     w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
 		return;
-	orig = be64_to_cpu(ack->orig);
-	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-	err = srdma_sge_copy(qp, &c, &orig, sizeof(orig), SRDMA_TO_MEM);
+	status = srdma_swqe_atomic_result(rqp->qp, w, be64_to_cpu(ack->orig));
 	rqp->una_psn = psn_add(pkt->psn, 1);
-	roce_wqe_finish(rqp, w, err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS);
+	roce_wqe_finish(rqp, w, status);
 }
 
 void roce_comp_rcv(struct roce_pkt *pkt)

@@ -109,13 +109,14 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 			 unsigned int flags, enum ib_wc_status *status)
 {
 	struct srdma_qp *qp = rqp->qp;
+	struct roce_swqe *rw = to_rswqe(w);
 	u32 mtu = roce_mtu(qp);
-	u32 idx = psn_diff(psn, w->first_psn);
+	u32 idx = psn_diff(psn, rw->first_psn);
 	bool ud = roce_service(qp) == ROCE_OP_UD;
 	bool rd = roce_is_rd(w->wr.opcode);
 	u32 off = idx * mtu;
 	u32 paylen = rd ? 0 : min(mtu, w->length - min(off, w->length));
-	bool last = rd || psn == w->last_psn;
+	bool last = rd || psn == rw->last_psn;
 	u8 op = roce_req_opcode(w, idx == 0, last);
 	const struct srdma_av *av = ud ? &w->av : &qp->attr.av;
 	u32 hdr_len = roce_ops[op].hdr_len +
@@ -180,18 +181,12 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		if (w->inline_data) {
 			memcpy(h, w->inline_data + off, paylen);
 		} else {
-			struct srdma_sge_cursor c;
-			int err;
+			int err = srdma_swqe_copy(qp, w, off, h, paylen,
+						  SRDMA_FROM_MEM);
 
-			srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-			err = srdma_sge_skip(&c, off);
-			if (!err)
-				err = srdma_sge_copy(qp, &c, h, paylen,
-						     SRDMA_FROM_MEM);
 			if (err) {
 				kfree_skb(skb);
-				*status = err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-							   IB_WC_LOC_PROT_ERR;
+				*status = srdma_sge_err_status(err);
 				return -EIO;
 			}
 		}
@@ -205,17 +200,18 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w,
 			 enum ib_wc_status *status)
 {
+	struct roce_swqe *rw = to_rswqe(w);
 	u32 psn = rqp->next_psn;
 	int err = roce_send_psn(rqp, w, psn, 0, status);
 
 	if (err)
 		return err;
 	if (roce_is_rd(w->wr.opcode)) {
-		rqp->next_psn = psn_add(w->last_psn, 1);
+		rqp->next_psn = psn_add(rw->last_psn, 1);
 		w->sent = w->length;
 	} else {
 		rqp->next_psn = psn_add(psn, 1);
-		w->sent = min(w->length, (psn_diff(psn, w->first_psn) + 1) *
+		w->sent = min(w->length, (psn_diff(psn, rw->first_psn) + 1) *
 					 roce_mtu(rqp->qp));
 	}
 	return 0;
@@ -293,6 +289,7 @@ void roce_req_run(struct roce_qp *rqp)
 	/* pairs with srdma_sq_run(): the WQE copies are complete */
 	while (rqp->req_cur != smp_load_acquire(&qp->sq_fetch)) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_cur);
+		struct roce_swqe *rw = to_rswqe(w);
 		enum ib_wc_status status;
 		int err;
 
@@ -302,7 +299,7 @@ void roce_req_run(struct roce_qp *rqp)
 		}
 		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
 			break;
-		if (!w->started) {
+		if (!rw->started) {
 			if (state == IB_QPS_SQD)
 				break;
 			/* a UD message is one packet (IBTA 9.8.2 C9-60) */
@@ -318,10 +315,10 @@ void roce_req_run(struct roce_qp *rqp)
 				break;
 			if (roce_is_rd(w->wr.opcode))
 				rqp->rd_inflight++;
-			w->started = true;
-			w->first_psn = rqp->next_psn;
-			w->last_psn = psn_add(w->first_psn,
-					      roce_wqe_npkts(qp, w) - 1);
+			rw->started = true;
+			rw->first_psn = rqp->next_psn;
+			rw->last_psn = psn_add(rw->first_psn,
+					       roce_wqe_npkts(qp, w) - 1);
 		}
 		if (!budget--) {
 			queue_work(srdma_unbound_wq, &rqp->tx_work);
@@ -335,7 +332,7 @@ void roce_req_run(struct roce_qp *rqp)
 			srdma_sq_wqe_done(qp, w, status);
 			return;
 		}
-		if (psn_diff(rqp->next_psn, w->last_psn) > 0) {
+		if (psn_diff(rqp->next_psn, rw->last_psn) > 0) {
 			rqp->req_cur++;
 			if (!rc) {
 				/* UD and UC: done once on the wire */
@@ -403,7 +400,7 @@ static bool roce_req_idle(struct roce_qp *rqp)
 	if (cons == smp_load_acquire(&qp->sq_fetch))
 		return true;
 	w = srdma_swqe_at(qp, cons);
-	return !w->started && w->state != SRDMA_WQE_DONE;
+	return !to_rswqe(w)->started && w->state != SRDMA_WQE_DONE;
 }
 
 /*
@@ -440,7 +437,7 @@ void roce_req_rewind(struct roce_qp *rqp)
 
 		if (w->state == SRDMA_WQE_DONE)
 			continue;
-		if (psn_diff(w->last_psn, rqp->una_psn) >= 0)
+		if (psn_diff(to_rswqe(w)->last_psn, rqp->una_psn) >= 0)
 			break;
 	}
 	roce_obs_rewind(rqp);
@@ -458,15 +455,16 @@ static struct srdma_swqe *roce_wqe_of_psn(struct roce_qp *rqp, u32 psn)
 
 	for (i = rqp->req_ack; i != rqp->req_cur + 1; i++) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, i);
+		struct roce_swqe *rw = to_rswqe(w);
 
 		/* pairs with srdma_sq_run(): a slot not fetched is stale */
-		if (i == smp_load_acquire(&qp->sq_fetch) || !w->started)
+		if (i == smp_load_acquire(&qp->sq_fetch) || !rw->started)
 			return NULL;
 		if (w->state == SRDMA_WQE_DONE)
 			continue;
-		if (psn_diff(psn, w->first_psn) < 0)
+		if (psn_diff(psn, rw->first_psn) < 0)
 			return NULL;
-		if (psn_diff(psn, w->last_psn) <= 0)
+		if (psn_diff(psn, rw->last_psn) <= 0)
 			return roce_is_rd(w->wr.opcode) ? NULL : w;
 	}
 	return NULL;
@@ -554,20 +552,20 @@ static void roce_retrans_timeout(struct timer_list *t)
 	struct roce_qp *rqp = from_timer(rqp, t, retrans_timer);
 	struct srdma_qp *qp = rqp->qp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct srdma_swqe *oldest;
 
 	spin_lock_bh(&rqp->lock);
 	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
+	oldest = srdma_swqe_at(qp, rqp->req_ack);
 	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
 			      "QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
 			      qp->ibqp.qp_num, rqp->una_psn, rqp->next_psn,
-			      rqp->retry_left,
-			      srdma_swqe_at(qp, rqp->req_ack)->wr.opcode,
-			      srdma_swqe_at(qp, rqp->req_ack)->length,
-			      srdma_swqe_at(qp, rqp->req_ack)->done,
-			      srdma_swqe_at(qp, rqp->req_ack)->first_psn,
-			      srdma_swqe_at(qp, rqp->req_ack)->last_psn);
+			      rqp->retry_left, oldest->wr.opcode,
+			      oldest->length, oldest->done,
+			      to_rswqe(oldest)->first_psn,
+			      to_rswqe(oldest)->last_psn);
 	roce_obs_timeout(rqp);
 	if (!rqp->retry_left) {
 		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);

@@ -174,6 +174,22 @@ static inline struct roce_qp *to_rqp(struct srdma_qp *qp)
 	return qp->tp_priv;
 }
 
+/*
+ * RoCE's part of a send WQE (its tp_priv): the PSNs the requester gave
+ * it, from the first packet's to the last one's. Zero when fetched.
+ */
+struct roce_swqe {
+	bool started;			/* PSNs assigned */
+	u32 first_psn;
+	u32 last_psn;
+};
+
+static inline struct roce_swqe *to_rswqe(struct srdma_swqe *w)
+{
+	BUILD_BUG_ON(sizeof(struct roce_swqe) > sizeof(w->tp_priv));
+	return (struct roce_swqe *)w->tp_priv;
+}
+
 static inline u32 psn_add(u32 psn, u32 n)
 {
 	return (psn + n) & ROCE_PSN_MASK;
