@@ -253,19 +253,6 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 void srdma_flush(struct srdma_qp *qp);
 
 /**
- * srdma_rq_pop() - take the next posted receive (from the SRQ, if any)
- * @qp: the QP
- * @out: the WQE, copied and checked
- * @sge: room for SRDMA_MAX_SGE entries: its SGE list
- *
- * Any context.
- *
- * Return: false when the receive queue is empty.
- */
-bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
-		  struct ib_sge *sge);
-
-/**
  * srdma_cq_post() - post one completion
  * @cq: the CQ
  * @wc: the completion
