@@ -445,7 +445,7 @@ void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 }
 
 /*
- * For the transports: take the next posted receive, copied and checked.
+ * For srdma_recv_take(): take the next posted receive, copied and checked.
  * @sge has room for SRDMA_MAX_SGE entries. Returns false when the
  * receive queue is empty.
  */

@@ -628,6 +628,8 @@ int srdma_swqe_alloc(struct srdma_qp *qp);
 void srdma_swqe_free(struct srdma_qp *qp);
 void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 			 struct rxe_recv_wqe *out, struct ib_sge *sge);
+bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
+		  struct ib_sge *sge);
 
 /* Kernel version differences, some wrapping the prototypes above. */
 #include "compat.h"

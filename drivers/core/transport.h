@@ -255,19 +255,6 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 void srdma_flush(struct srdma_qp *qp);
 
 /**
- * srdma_rq_pop() - take the next posted receive (from the SRQ, if any)
- * @qp: the QP
- * @out: the WQE, copied and checked
- * @sge: room for SRDMA_MAX_SGE entries: its SGE list
- *
- * Any context.
- *
- * Return: false when the receive queue is empty.
- */
-bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
-		  struct ib_sge *sge);
-
-/**
  * srdma_cq_post() - post one completion
  * @cq: the CQ
  * @wc: the completion
@@ -453,6 +440,133 @@ int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
 					   const struct srdma_swqe *w,
 					   u64 orig);
+
+/**
+ * struct srdma_recv - the receive WQE a message is being placed into
+ * @held: taken off the receive queue and not completed yet
+ * @wqe: its copy, checked (wr_id, SGE count)
+ * @cur: where in @sge the next byte goes
+ * @len: bytes placed so far
+ * @sge: its SGE list
+ *
+ * A transport's responder keeps one per QP for the message in progress
+ * and reads @held and @len; the functions below change it. Every
+ * receive taken off a ring completes - successfully, in error or
+ * flushed - as nothing else would give it back to the consumer. The
+ * core takes no lock for it: the transport serializes every use of one
+ * (RoCE under its rwqe_lock, iWARP in its rx path or once rx is quiet).
+ * Each function may run in any context.
+ */
+struct srdma_recv {
+	bool held;
+	struct rxe_recv_wqe wqe;
+	struct srdma_sge_cursor cur;
+	u32 len;
+	struct ib_sge sge[SRDMA_MAX_SGE];
+};
+
+/**
+ * srdma_recv_take() - take the next posted receive for a new message
+ * @qp: the QP
+ * @r: its receive, not held
+ *
+ * From the QP's SRQ if it has one, which raises the SRQ limit event
+ * when due. Places from the first byte of the receive.
+ *
+ * Return: false when nothing is posted (RNR).
+ */
+bool srdma_recv_take(struct srdma_qp *qp, struct srdma_recv *r);
+
+/**
+ * srdma_recv_restart() - place from the first byte of the receive again
+ * @r: a held receive
+ *
+ * For a receive kept for the next message when one was abandoned or
+ * dropped before it completed (RoCE UC and UD).
+ */
+void srdma_recv_restart(struct srdma_recv *r);
+
+/**
+ * srdma_recv_room() - bytes the receive can hold
+ * @r: a held receive
+ *
+ * Return: the sum of its SGE lengths.
+ */
+u64 srdma_recv_room(const struct srdma_recv *r);
+
+/**
+ * srdma_recv_place() - place the next bytes of the message
+ * @qp: the QP whose lkeys the receive holds
+ * @r: a held receive; its cursor and @len advance
+ * @buf: the bytes
+ * @len: how many
+ *
+ * Return: IB_WC_SUCCESS, IB_WC_LOC_LEN_ERR when the receive is too
+ * short, or IB_WC_LOC_PROT_ERR when an lkey check fails. On error the
+ * receive is still held: the caller fails it (srdma_recv_fail()) or
+ * keeps it for the next message.
+ */
+enum ib_wc_status srdma_recv_place(struct srdma_qp *qp, struct srdma_recv *r,
+				   const void *buf, u32 len);
+
+/**
+ * srdma_recv_invalidate() - the Send with Invalidate part of a completion
+ * @qp: the QP; the key must be in its PD
+ * @wc: the completion being built; gets IB_WC_WITH_INVALIDATE and the key
+ * @rkey: the key the message names
+ *
+ * Return: 0, or -EINVAL when the key cannot be invalidated: @wc is
+ * untouched and the caller fails the receive with the status its
+ * protocol gives that error.
+ */
+int srdma_recv_invalidate(struct srdma_qp *qp, struct ib_wc *wc, u32 rkey);
+
+/**
+ * srdma_recv_complete() - post the completion of a held receive
+ * @qp: the QP
+ * @r: the receive; no longer held after this
+ * @wc: the completion: the caller sets its status, opcode, byte_len
+ *	(usually @r->len) and whatever else it reports (immediate data,
+ *	port, UD fields); wr_id and qp are set here
+ * @solicited: the message asked for a solicited event
+ *
+ * Return: 0, or -ENOSPC on CQ overflow (srdma_cq_post()): the caller
+ * then moves the QP to ERR, once it holds no lock that the flush takes.
+ */
+int srdma_recv_complete(struct srdma_qp *qp, struct srdma_recv *r,
+			struct ib_wc *wc, bool solicited);
+
+/**
+ * srdma_recv_fail() - complete a held receive with an error
+ * @qp: the QP
+ * @r: the receive; nothing happens unless it is held
+ * @status: the completion status
+ *
+ * The message it was taken for is cut short. A CQ overflow is not
+ * returned: the QP is failing, or (RoCE UC) only the message is.
+ */
+void srdma_recv_fail(struct srdma_qp *qp, struct srdma_recv *r,
+		     enum ib_wc_status status);
+
+/**
+ * srdma_recv_flush() - complete a held receive with IB_WC_WR_FLUSH_ERR
+ * @qp: the QP, going to ERR or closed
+ * @r: the receive; nothing happens unless it is held
+ *
+ * Call it before srdma_flush() flushes the ring: the held receive is
+ * older than every one still posted.
+ */
+void srdma_recv_flush(struct srdma_qp *qp, struct srdma_recv *r);
+
+/**
+ * srdma_recv_drop() - let go of a held receive on RESET or destroy
+ * @qp: the QP
+ * @r: the receive; not held after this
+ *
+ * One of the QP's own ring goes with the ring, uncompleted; one taken
+ * from an SRQ is the SRQ consumer's and completes flushed.
+ */
+void srdma_recv_drop(struct srdma_qp *qp, struct srdma_recv *r);
 
 /**
  * struct srdma_atomic_args - one atomic operation

@@ -180,11 +180,7 @@ struct iw_rx {
 	u64 iova;
 
 	/* untagged SEND placement */
-	bool recv_active;
-	struct rxe_recv_wqe rwqe;
-	struct ib_sge rsge[SRDMA_MAX_SGE];
-	struct srdma_sge_cursor rcur;
-	u32 recv_len;
+	struct srdma_recv recv;
 
 	/* READ response placement into the oldest outstanding READ */
 	struct srdma_sge_cursor rd_cur;

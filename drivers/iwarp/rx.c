@@ -31,23 +31,6 @@ void iw_rx_release(struct iw_qp *iqp)
 	}
 }
 
-/* End the receive a message was being placed into, with @status. */
-static void iw_rx_end_recv(struct iw_qp *iqp, enum ib_wc_status status)
-{
-	struct iw_rx *rx = &iqp->rx;
-	struct ib_wc wc = {
-		.wr_id = rx->rwqe.wr_id,
-		.status = status,
-		.opcode = IB_WC_RECV,
-		.qp = &iqp->qp->ibqp,
-	};
-
-	if (!rx->recv_active)
-		return;
-	rx->recv_active = false;
-	srdma_cq_post(iqp->qp->rcq, &wc, false);
-}
-
 /*
  * Closing: a receive taken for a SEND that never finished is flushed,
  * and rx places nothing more (not even the rest of a READ response).
@@ -56,7 +39,7 @@ void iw_rx_flush(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
 
-	iw_rx_end_recv(iqp, IB_WC_WR_FLUSH_ERR);
+	srdma_recv_flush(iqp->qp, &rx->recv);
 	rx->rd_active = false;
 	rx->state = IW_RX_DEAD;
 	iw_rx_release(iqp);
@@ -103,7 +86,7 @@ static void __iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 			      "QP %u: terminate layer %u type %u code %#x\n",
 			      qp->ibqp.qp_num, layer, etype, code);
 
-	iw_rx_end_recv(iqp, recv_status);
+	srdma_recv_fail(qp, &rx->recv, recv_status);
 	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
 }
 
@@ -495,7 +478,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			rx->discard = true;	/* terminate's copied headers */
 			return;
 		}
-		if (!rx->recv_active) {
+		if (!rx->recv.held) {
 			if (mo) {
 				iw_rx_fail(iqp, TERM_LAYER_DDP,
 					   TERM_DDP_UNTAGGED,
@@ -503,21 +486,37 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 					   IB_WC_SUCCESS);
 				return;
 			}
-			if (!srdma_rq_pop(qp, &rx->rwqe, rx->rsge)) {
+			if (!srdma_recv_take(qp, &rx->recv)) {
 				iw_rx_fail(iqp, TERM_LAYER_DDP,
 					   TERM_DDP_UNTAGGED,
 					   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
 				return;
 			}
-			srdma_sge_cursor_init(&rx->rcur, rx->rsge,
-					      rx->rwqe.dma.num_sge);
-			rx->recv_len = 0;
-			rx->recv_active = true;
-		} else if (mo != rx->recv_len) {
+		} else if (mo != rx->recv.len) {
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
 		}
 	}
+}
+
+/* Place @len bytes of an untagged SEND into its receive. */
+static void iw_rx_place_recv(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct srdma_qp *qp = iqp->qp;
+	enum ib_wc_status status;
+
+	status = srdma_recv_place(qp, &iqp->rx.recv, p, len);
+	if (status == IB_WC_SUCCESS)
+		return;
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: receive placement: %s\n",
+			      qp->ibqp.qp_num, ib_wc_status_msg(status));
+	if (status == IB_WC_LOC_LEN_ERR)
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_TOO_LONG, status);
+	else
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+				 TERM_RDMAP_CATASTROPHIC, 0, status);
 }
 
 /* Place @len payload bytes of the current FPDU. */
@@ -564,20 +563,7 @@ static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 		return;
 	}
 	default:
-		err = srdma_sge_copy(qp, &rx->rcur, (void *)p, len,
-				     SRDMA_TO_MEM);
-		rx->recv_len += len;
-		if (err)
-			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
-					      "QP %u: receive placement: %d\n",
-					      qp->ibqp.qp_num, err);
-		if (err == -ENOSPC)
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_TOO_LONG, IB_WC_LOC_LEN_ERR);
-		else if (err)
-			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-					 TERM_RDMAP_CATASTROPHIC, 0,
-					 IB_WC_LOC_PROT_ERR);
+		iw_rx_place_recv(iqp, p, len);
 		return;
 	}
 }
@@ -588,11 +574,9 @@ static void iw_rx_send_done(struct iw_qp *iqp)
 	struct srdma_qp *qp = iqp->qp;
 	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
 	struct ib_wc wc = {
-		.wr_id = rx->rwqe.wr_id,
 		.status = IB_WC_SUCCESS,
 		.opcode = IB_WC_RECV,
-		.byte_len = rx->recv_len,
-		.qp = &qp->ibqp,
+		.byte_len = rx->recv.len,
 	};
 	bool inv = rx->opcode == RDMAP_SEND_INV ||
 		   rx->opcode == RDMAP_SEND_SE_INV;
@@ -600,21 +584,13 @@ static void iw_rx_send_done(struct iw_qp *iqp)
 		  rx->opcode == RDMAP_SEND_SE_INV;
 
 	rx->msn[DDP_QN_SEND]++;
-	rx->recv_active = false;
-	if (inv) {
-		u32 stag = be32_to_cpu(uh->ulp);
-
-		if (srdma_invalidate(qp, stag)) {
-			rx->recv_active = true;	/* fail completes it */
-			iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-				   TERM_RDMAP_CANNOT_INV,
-				   IB_WC_REM_INV_REQ_ERR);
-			return;
-		}
-		wc.ex.invalidate_rkey = stag;
-		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	if (inv && srdma_recv_invalidate(qp, &wc, be32_to_cpu(uh->ulp))) {
+		/* iw_rx_fail() completes the receive with the error */
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
+		return;
 	}
-	if (srdma_cq_post(qp->rcq, &wc, se))
+	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
 		srdma_qp_error(qp);
 }
 

@@ -372,10 +372,12 @@ enum roce_verdict {
 	ROCE_DONE,		/* answered already (READ/atomic) */
 };
 
+/* Complete the receive of the message as @wc says (opcode, length). */
 static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
 			       struct ib_wc *wc)
 {
-	wc->qp = &qp->ibqp;
+	struct roce_qp *rqp = to_rqp(qp);
+
 	wc->port_num = 1;
 	if (pkt->flags & ROCE_F_IMM) {
 		struct roce_immdt *imm = pkt->ext +
@@ -385,38 +387,9 @@ static void roce_complete_recv(struct srdma_qp *qp, struct roce_pkt *pkt,
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
 	/* an overflowed CQ ends the QP, once rwqe_lock is let go */
-	if (srdma_cq_post(qp->rcq, wc, pkt->bth->flags & ROCE_BTH_SE))
-		to_rqp(qp)->fatal = true;
-}
-
-/* Take a receive WQE for a new message; false: RNR. */
-static bool roce_take_rwqe(struct roce_qp *rqp)
-{
-	if (!srdma_rq_pop(rqp->qp, &rqp->rwqe, rqp->rsge))
-		return false;
-	srdma_sge_cursor_init(&rqp->rcur, rqp->rsge, rqp->rwqe.dma.num_sge);
-	rqp->rlen = 0;
-	rqp->have_rwqe = true;
-	return true;
-}
-
-/*
- * Complete the receive taken for the message in progress with @status.
- * Every receive popped off the ring completes, successfully, with an
- * error or as a flush: nothing else would ever give it back. rwqe_lock
- * held.
- */
-static void roce_fail_rwqe(struct roce_qp *rqp, enum ib_wc_status status)
-{
-	struct ib_wc wc = {
-		.wr_id = rqp->rwqe.wr_id,
-		.status = status,
-		.opcode = IB_WC_RECV,
-		.qp = &rqp->qp->ibqp,
-	};
-
-	rqp->have_rwqe = false;
-	srdma_cq_post(rqp->qp->rcq, &wc, false);
+	if (srdma_recv_complete(qp, &rqp->recv, wc,
+				pkt->bth->flags & ROCE_BTH_SE))
+		rqp->fatal = true;
 }
 
 /*
@@ -435,37 +408,21 @@ void roce_resp_flush(struct roce_qp *rqp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rqp->rwqe_lock, flags);
-	if (rqp->have_rwqe && READ_ONCE(rqp->qp->state) == IB_QPS_ERR)
-		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
+	if (READ_ONCE(rqp->qp->state) == IB_QPS_ERR)
+		srdma_recv_flush(rqp->qp, &rqp->recv);
 	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
 }
 
 /*
- * RESET or destroy: let go of the receive held for a message in
- * progress. One from the QP's own ring goes with the ring, uncompleted,
- * as RESET empties it (IBTA 10.3.1). One taken from an SRQ is not the
- * QP's to drop: the SRQ's consumer posted it for any QP and expects
- * every receive back, completed or still in the SRQ. It cannot go back
- * (the ring is the consumer's, its slot may be reused), so it completes
- * flushed on the QP's receive CQ, as if the QP had gone through ERR; a
- * consumer that does (ERR, then destroy) sees nothing new. Like every
- * CQE a QP leaves in its CQ, it may name a QP gone by the time it is
- * polled. rwqe_lock held.
+ * Destroy: no packet or work can reach the responder any more. A
+ * receive held for a message in progress goes as on RESET.
  */
-static void roce_resp_drop_rwqe(struct roce_qp *rqp)
-{
-	if (rqp->have_rwqe && rqp->qp->srq)
-		roce_fail_rwqe(rqp, IB_WC_WR_FLUSH_ERR);
-	rqp->have_rwqe = false;
-}
-
-/* Destroy: no packet or work can reach the responder any more. */
 void roce_resp_destroy(struct roce_qp *rqp)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&rqp->rwqe_lock, flags);
-	roce_resp_drop_rwqe(rqp);
+	srdma_recv_drop(rqp->qp, &rqp->recv);
 	spin_unlock_irqrestore(&rqp->rwqe_lock, flags);
 }
 
@@ -481,52 +438,52 @@ static enum ib_wc_status roce_verdict_status(enum roce_verdict v)
 	}
 }
 
+/* The last packet of a SEND is placed: invalidate if asked, complete. */
+static enum roce_verdict roce_resp_send_last(struct roce_qp *rqp,
+					     struct roce_pkt *pkt)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct ib_wc wc = {
+		.opcode = IB_WC_RECV,
+		.byte_len = rqp->recv.len,
+	};
+
+	if (pkt->flags & ROCE_F_IETH) {
+		struct roce_ieth *ieth = pkt->ext;
+
+		if (srdma_recv_invalidate(qp, &wc, be32_to_cpu(ieth->rkey))) {
+			srdma_recv_fail(qp, &rqp->recv, IB_WC_LOC_QP_OP_ERR);
+			return ROCE_NAK_INV;
+		}
+	}
+	roce_complete_recv(qp, pkt, &wc);
+	return ROCE_OK;
+}
+
 static enum roce_verdict roce_resp_send(struct roce_qp *rqp,
 					struct roce_pkt *pkt)
 {
 	struct srdma_qp *qp = rqp->qp;
-	int err;
+	struct srdma_recv *r = &rqp->recv;
+	enum ib_wc_status status;
 
 	if (pkt->flags & ROCE_F_FIRST) {
-		if (rqp->have_rwqe) {
+		if (r->held) {
 			/* UC: a message was abandoned; its receive is reused */
-			srdma_sge_cursor_init(&rqp->rcur, rqp->rsge,
-					      rqp->rwqe.dma.num_sge);
-			rqp->rlen = 0;
-		} else if (!roce_take_rwqe(rqp)) {
+			srdma_recv_restart(r);
+		} else if (!srdma_recv_take(qp, r)) {
 			return ROCE_RNR;
 		}
 	}
-	if (!rqp->have_rwqe)
+	if (!r->held)
 		return ROCE_NAK_INV;
-	err = srdma_sge_copy(qp, &rqp->rcur, pkt->payload, pkt->paylen,
-			     SRDMA_TO_MEM);
-	if (err) {
-		roce_fail_rwqe(rqp, err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-				    IB_WC_LOC_PROT_ERR);
-		return err == -ENOSPC ? ROCE_NAK_INV : ROCE_NAK_OP;
+	status = srdma_recv_place(qp, r, pkt->payload, pkt->paylen);
+	if (status != IB_WC_SUCCESS) {
+		srdma_recv_fail(qp, r, status);
+		return status == IB_WC_LOC_LEN_ERR ? ROCE_NAK_INV : ROCE_NAK_OP;
 	}
-	rqp->rlen += pkt->paylen;
-	if (pkt->flags & ROCE_F_LAST) {
-		struct ib_wc wc = {
-			.wr_id = rqp->rwqe.wr_id,
-			.opcode = IB_WC_RECV,
-			.byte_len = rqp->rlen,
-		};
-
-		if (pkt->flags & ROCE_F_IETH) {
-			u32 rkey = be32_to_cpu(((struct roce_ieth *)pkt->ext)->rkey);
-
-			if (srdma_invalidate(qp, rkey)) {
-				roce_fail_rwqe(rqp, IB_WC_LOC_QP_OP_ERR);
-				return ROCE_NAK_INV;
-			}
-			wc.ex.invalidate_rkey = rkey;
-			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
-		}
-		rqp->have_rwqe = false;
-		roce_complete_recv(qp, pkt, &wc);
-	}
+	if (pkt->flags & ROCE_F_LAST)
+		return roce_resp_send_last(rqp, pkt);
 	return ROCE_OK;
 }
 
@@ -553,8 +510,8 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 	    ((pkt->flags & ROCE_F_LAST) && pkt->paylen != rqp->wresid))
 		return ROCE_NAK_INV;
 	/* WRITE with immediate needs its receive before any byte lands */
-	if ((pkt->flags & ROCE_F_IMM) && !rqp->have_rwqe &&
-	    !roce_take_rwqe(rqp))
+	if ((pkt->flags & ROCE_F_IMM) && !rqp->recv.held &&
+	    !srdma_recv_take(qp, &rqp->recv))
 		return ROCE_RNR;
 	if (pkt->paylen) {
 		/* checked per packet: an invalidate may land mid-message */
@@ -572,12 +529,10 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 	rqp->wresid -= pkt->paylen;
 	if ((pkt->flags & ROCE_F_LAST) && (pkt->flags & ROCE_F_IMM)) {
 		struct ib_wc wc = {
-			.wr_id = rqp->rwqe.wr_id,
 			.opcode = IB_WC_RECV_RDMA_WITH_IMM,
 			.byte_len = rqp->wlen,
 		};
 
-		rqp->have_rwqe = false;
 		roce_complete_recv(qp, pkt, &wc);
 	}
 	return ROCE_OK;
@@ -816,8 +771,7 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 			      v == ROCE_NAK_ACC ? ROCE_NAK_REMOTE_ACCESS :
 			      ROCE_NAK_REMOTE_OP, pkt->psn);
 		/* the receive of a message cut short completes in error */
-		if (rqp->have_rwqe)
-			roce_fail_rwqe(rqp, roce_verdict_status(v));
+		srdma_recv_fail(qp, &rqp->recv, roce_verdict_status(v));
 		/* class B/C errors end the responder's QP too */
 		rqp->fatal = true;
 		break;
@@ -878,21 +832,12 @@ static void roce_resp_uc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 }
 
-/* Bytes the receive taken for the next message can hold. */
-static u64 roce_rwqe_room(const struct roce_qp *rqp)
-{
-	u64 room = 0;
-	u32 i;
-
-	for (i = 0; i < rqp->rwqe.dma.num_sge; i++)
-		room += rqp->rsge[i].length;
-	return room;
-}
-
 /* UD: one packet, one message; the receive gets a 40-byte GRH first. */
 static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
 	struct srdma_qp *qp = rqp->qp;
+	struct srdma_recv *r = &rqp->recv;
+	enum ib_wc_status status;
 	u8 grh[40] = {};
 	struct ib_wc wc = {
 		.opcode = IB_WC_RECV,
@@ -900,7 +845,6 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 		.src_qp = be32_to_cpu(pkt->deth->sqpn) & ROCE_QPN_MASK,
 		.byte_len = pkt->paylen + sizeof(grh),
 	};
-	int err;
 
 	if (be32_to_cpu(pkt->deth->qkey) != qp->attr.qkey) {
 		ibdev_dbg_ratelimited(&pkt->dev->ibdev,
@@ -913,7 +857,7 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 	if (!(pkt->flags & ROCE_F_FIRST) || !(pkt->flags & ROCE_F_LAST))
 		return;
-	if (!rqp->have_rwqe && !roce_take_rwqe(rqp))
+	if (!r->held && !srdma_recv_take(qp, r))
 		return;		/* UD drops when nothing is posted */
 	/*
 	 * UD is unreliable: a message too long for the receive is dropped
@@ -921,14 +865,14 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	 * it in error would let any host use up a QP's receives: QP1's MAD
 	 * layer never reposts a receive that completed in error.
 	 */
-	if (roce_rwqe_room(rqp) < (u64)pkt->paylen + sizeof(grh)) {
+	if (srdma_recv_room(r) < (u64)pkt->paylen + sizeof(grh)) {
 		ibdev_dbg_ratelimited(&pkt->dev->ibdev,
 				      "QP %u: %u-byte UD message, receive too short\n",
 				      qp->ibqp.qp_num, pkt->paylen);
 		srdma_count(pkt->dev, SRDMA_CNT_RX_DROPPED);
 		return;
 	}
-	srdma_sge_cursor_init(&rqp->rcur, rqp->rsge, rqp->rwqe.dma.num_sge);
+	srdma_recv_restart(r);
 	if (pkt->ipv6) {
 		memcpy(grh, pkt->ip6, sizeof(grh));
 		wc.network_hdr_type = RDMA_NETWORK_IPV6;
@@ -936,17 +880,13 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 		memcpy(grh + 20, pkt->ip4, sizeof(struct iphdr));
 		wc.network_hdr_type = RDMA_NETWORK_IPV4;
 	}
-	err = srdma_sge_copy(qp, &rqp->rcur, grh, sizeof(grh), SRDMA_TO_MEM);
-	if (!err)
-		err = srdma_sge_copy(qp, &rqp->rcur, pkt->payload, pkt->paylen,
-				     SRDMA_TO_MEM);
-	rqp->have_rwqe = false;
-	wc.wr_id = rqp->rwqe.wr_id;
-	if (err) {
-		wc.status = err == -ENOSPC ? IB_WC_LOC_LEN_ERR :
-					     IB_WC_LOC_PROT_ERR;
-		wc.qp = &qp->ibqp;
-		srdma_cq_post(qp->rcq, &wc, false);
+	status = srdma_recv_place(qp, r, grh, sizeof(grh));
+	if (status == IB_WC_SUCCESS)
+		status = srdma_recv_place(qp, r, pkt->payload, pkt->paylen);
+	if (status != IB_WC_SUCCESS) {
+		/* UD goes on: an overflow here is left to the CQ's event */
+		wc.status = status;
+		srdma_recv_complete(qp, r, &wc, false);
 		return;
 	}
 	roce_complete_recv(qp, pkt, &wc);
@@ -1007,7 +947,7 @@ void roce_resp_reset(struct roce_qp *rqp)
 	rqp->ack_due = false;
 	rqp->in_msg = 0;
 	spin_lock(&rqp->rwqe_lock);
-	roce_resp_drop_rwqe(rqp);
+	srdma_recv_drop(qp, &rqp->recv);
 	spin_unlock(&rqp->rwqe_lock);
 	rqp->rerr = false;
 	roce_reorder_purge(rqp);

@@ -142,16 +142,13 @@ struct roce_qp {
 	struct sk_buff_head reorder;	/* packets past a gap (reorder.c) */
 	u16 in_msg;			/* 0, ROCE_F_SEND or ROCE_F_WRITE */
 	/*
-	 * The receive taken for the message in progress, with its SGEs and
-	 * cursor; rwqe_lock (inside lock) also guards it against the flush
-	 * on a QP error, which can come from a context holding lock, or
-	 * with interrupts off (roce_resp_flush).
+	 * The receive taken for the message in progress; rwqe_lock (inside
+	 * lock) also guards it against the flush on a QP error, which can
+	 * come from a context holding lock, or with interrupts off
+	 * (roce_resp_flush).
 	 */
 	spinlock_t rwqe_lock;
-	bool have_rwqe;
-	struct rxe_recv_wqe rwqe;
-	struct srdma_sge_cursor rcur;
-	u32 rlen;			/* bytes received in this message */
+	struct srdma_recv recv;
 	bool rerr;			/* message being dropped (UC) */
 	bool fatal;			/* NAKed a class B/C error */
 	u64 wva;			/* RDMA WRITE in progress */
@@ -166,7 +163,6 @@ struct roce_qp {
 	bool rd_queued;			/* rd_work has replies to send */
 	int rd_cpu;			/* ...on this CPU */
 	unsigned long rd_backoff;	/* jiffies; no memory for a packet */
-	struct ib_sge rsge[SRDMA_MAX_SGE];
 };
 
 static inline struct roce_qp *to_rqp(struct srdma_qp *qp)
