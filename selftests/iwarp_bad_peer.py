@@ -56,6 +56,7 @@ REJECT = 0x20
 CASES = {
     "bad-crc": (True, (2, 0, 0x02)),        # LLP/MPA: CRC error
     "bad-stag": (False, (1, 1, 0x00)),      # DDP tagged: invalid STag
+    "send-cut": (False, (1, 1, 0x00)),      # the same, inside a SEND
     "out-of-bounds": (False, (1, 1, 0x01)),  # DDP tagged: base/bounds
     "bad-opcode": (False, (0, 2, 0x06)),    # RDMAP remote op: opcode
     "reset": (False, None),
@@ -171,6 +172,12 @@ def main():
         bad = fpdu(untagged(OP_SEND, 0, 1) + b"x" * 16, crc, corrupt=True)
     elif case == "bad-stag":
         bad = fpdu(tagged(OP_WRITE, rkey ^ 0x5A5A5A00, buf) + b"x" * 16, crc)
+    elif case == "send-cut":
+        # a SEND's first segment takes the client's receive, then a bad
+        # STag ends the stream: that receive must not complete as a
+        # message (it is flushed when the QP closes)
+        bad = fpdu(untagged(OP_SEND, 0, 1, last=False) + b"x" * 16, crc)
+        bad += fpdu(tagged(OP_WRITE, rkey ^ 0x5A5A5A00, buf) + b"x" * 16, crc)
     elif case == "out-of-bounds":
         bad = fpdu(tagged(OP_WRITE, rkey, buf + size - 8) + b"x" * 16, crc)
     else:

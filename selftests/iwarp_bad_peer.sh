@@ -4,8 +4,9 @@
 # timeout: 900
 # An iWARP peer that breaks the protocol after a valid MPA exchange (a raw
 # TCP peer, iwarp_bad_peer.py, talking to srdma's rping client): a bad MPA
-# CRC, an invalid STag, a tagged offset out of bounds and an unknown RDMAP
-# opcode must each get a Terminate with the RFC's layer/type/code and end
+# CRC, an invalid STag (alone, and inside a SEND whose receive must not
+# then complete as a message), a tagged offset out of bounds and an unknown
+# RDMAP opcode must each get a Terminate with the RFC's layer/type/code and end
 # the connection; a reset or a peer silent (or a byte a second) during MPA
 # must fail the client promptly. Every time the QP is flushed, nothing
 # leaks, the kernel stays clean (the harness scans its log).
@@ -66,6 +67,8 @@ bad_peer() {
 	# the client is told, in time (rping exits 0 after a disconnect)
 	[ "$crc" != 124 ] || return 1
 	grep -Eq 'DISCONNECT EVENT|UNREACHABLE' "$out" || return 1
+	# no receive completed but with a whole message (rping checks sizes)
+	! grep -q 'bogus' "$out" || return 1
 	case $case in
 	reset | silent | slow-reply) [ "$t1" = "$t0" ] ;;
 	*) [ "$t1" = $((t0 + 1)) ] ;;
@@ -190,7 +193,7 @@ listener_gone_then_rmmod() {
 	timeout 60 rdma link del siwarp0 && timeout 60 rmmod srdma
 }
 
-cases=(bad-crc bad-stag out-of-bounds bad-opcode reset silent slow-reply)
+cases=(bad-crc bad-stag send-cut out-of-bounds bad-opcode reset silent slow-reply)
 tap_plan $((1 + ${#cases[@]} + 5 + 6))
 t "siwarp0 on $NETDEV" mkdev siwarp siwarp0 "$NETDEV" || tap_bail "no siwarp0"
 port=7300

@@ -86,7 +86,15 @@ static void __iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 			      "QP %u: terminate layer %u type %u code %#x\n",
 			      qp->ibqp.qp_num, layer, etype, code);
 
-	srdma_recv_fail(qp, &rx->recv, recv_status);
+	/*
+	 * A fault of another message (a WRITE's bad STag inside a SEND's
+	 * segments) says nothing of the held receive: its message never
+	 * finished, and the close that follows flushes it. Completing it
+	 * with the caller's IB_WC_SUCCESS would report a message that was
+	 * never received.
+	 */
+	if (recv_status != IB_WC_SUCCESS)
+		srdma_recv_fail(qp, &rx->recv, recv_status);
 	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
 }
 
