@@ -112,6 +112,7 @@ struct roce_qp {
 	struct dst_cache dst_cache;
 	u16 src_port;
 	bool dead;			/* destroy started: send nothing */
+	bool resetting;			/* to RESET: the SQ is not ours now */
 
 	/* requester */
 	u32 req_cur;			/* SQ counter being transmitted */
