@@ -7,6 +7,7 @@
  * protocol state from tp->fill_res_qp. Snapshots are taken under the
  * object's lock and written to the message after it is dropped.
  */
+#include <linux/capability.h>
 #include <rdma/restrack.h>
 #include <rdma/rdma_netlink.h>
 
@@ -94,6 +95,7 @@ int srdma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	unsigned long flags;
 	unsigned int shift;
 	u8 state, type;
+	bool admin;
 	int access;
 	u64 iova;
 
@@ -119,11 +121,17 @@ int srdma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
+	/*
+	 * Anyone may dump every MR of the device. ib_core shows the keys
+	 * only to CAP_NET_ADMIN; so do we, and the iova too: a kernel
+	 * consumer's is a kernel address (virtual DMA).
+	 */
+	admin = has_capability_noaudit(current, CAP_NET_ADMIN);
 	if (rdma_nl_put_driver_string(msg, "key_state", state_name) ||
 	    rdma_nl_put_driver_string(msg, "mr_type", type_name) ||
-	    rdma_nl_put_driver_u32_hex(msg, "key", key) ||
+	    (admin && rdma_nl_put_driver_u32_hex(msg, "key", key)) ||
 	    rdma_nl_put_driver_u32_hex(msg, "access", access) ||
-	    rdma_nl_put_driver_u64_hex(msg, "iova", iova) ||
+	    (admin && rdma_nl_put_driver_u64_hex(msg, "iova", iova)) ||
 	    rdma_nl_put_driver_u32(msg, "pages", npages) ||
 	    rdma_nl_put_driver_u32(msg, "page_size", npages ? 1U << shift : 0) ||
 	    rdma_nl_put_driver_u32(msg, "bound_mws", bound) ||

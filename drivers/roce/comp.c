@@ -217,7 +217,8 @@ void roce_comp_rcv(struct roce_pkt *pkt)
 		return;
 	spin_lock_bh(&rqp->lock);
 	/* SQD still takes the ACKs for what it is draining */
-	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD))
+	if (rqp->dead || rqp->resetting ||
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		goto out;
 	/* only responses to what is in flight count */
 	if (psn_diff(pkt->psn, rqp->una_psn) < 0 ||

@@ -63,9 +63,13 @@ struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 {
 	struct net_device *ndev = qp_dev(qp)->ndev;
 	u32 pad = (-paylen) & 3;
-	u32 ip = av->network_type == RXE_NETWORK_TYPE_IPV6 ?
-		 sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	u32 head = LL_RESERVED_SPACE(ndev) + ip + sizeof(struct udphdr);
+	/*
+	 * Room for the larger IP header whatever @av says now: a connected
+	 * QP's path may change under us (modify_qp in SQD), and roce_xmit()
+	 * reads it again.
+	 */
+	u32 head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+		   sizeof(struct udphdr);
 	struct sk_buff *skb;
 
 	skb = alloc_skb(head + hdr_len + paylen + pad + ROCE_ICRC_BYTES,
@@ -98,8 +102,11 @@ static struct dst_entry *roce_route4(struct srdma_qp *qp,
 		fl.flowi4_oif = qp_dev(qp)->ndev->ifindex;
 	if (cache) {
 		rt = dst_cache_get_ip4(cache, &saddr);
-		if (rt)
+		/* one the path held before it changed family: not ours */
+		if (rt && rt->dst.ops->family == AF_INET)
 			return &rt->dst;
+		if (rt)
+			dst_release(&rt->dst);
 	}
 	rt = ip_route_output_key(net, &fl);
 	if (IS_ERR(rt))
@@ -123,8 +130,9 @@ static struct dst_entry *roce_route6(struct srdma_qp *qp,
 
 	if (cache) {
 		dst = dst_cache_get(cache);
-		if (dst)
+		if (dst && dst->ops->family == AF_INET6)
 			return dst;
+		dst_release(dst);
 	}
 	/* link-local peers and groups need the interface */
 	if (ipv6_addr_type(&fl.daddr) &
@@ -136,6 +144,27 @@ static struct dst_entry *roce_route6(struct srdma_qp *qp,
 	if (cache)
 		dst_cache_set_ip6(cache, dst, &fl.saddr);
 	return dst;
+}
+
+/*
+ * A connected QP's route is cached for the path it was looked up for:
+ * modify_qp may change the path in SQD (IB_QP_AV) without a state
+ * change, and a route of the other IP family must never be taken for
+ * one of this. rqp->lock held.
+ */
+static void roce_route_check(struct roce_qp *rqp, const struct srdma_av *av)
+{
+	struct srdma_av *key = &rqp->route_av;
+
+	lockdep_assert_held(&rqp->lock);
+	if (key->network_type == av->network_type &&
+	    !memcmp(&key->saddr, &av->saddr, sizeof(key->saddr)) &&
+	    !memcmp(&key->daddr, &av->daddr, sizeof(key->daddr)))
+		return;
+	dst_cache_reset(&rqp->dst_cache);
+	key->network_type = av->network_type;
+	key->saddr = av->saddr;
+	key->daddr = av->daddr;
 }
 
 /*
@@ -157,6 +186,8 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	struct udphdr *uh;
 	u32 icrc;
 
+	if (cache)
+		roce_route_check(rqp, av);
 	local_bh_disable();
 	dst = ipv6 ? roce_route6(qp, av, cache) : roce_route4(qp, av, cache);
 	local_bh_enable();

@@ -281,17 +281,30 @@ void roce_req_run(struct roce_qp *rqp)
 	u32 max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 	u32 budget = ROCE_TX_BUDGET;
 
-	if (rqp->dead || rqp->rnr_wait ||
+	if (rqp->dead || rqp->resetting || rqp->rnr_wait ||
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		return;
 
 	roce_req_catch_up(rqp);
-	/* pairs with srdma_sq_run(): the WQE copies are complete */
-	while (rqp->req_cur != smp_load_acquire(&qp->sq_fetch)) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_cur);
-		struct roce_swqe *rw = to_rswqe(w);
+	for (;;) {
+		/* pairs with srdma_sq_run(): the WQE copies are complete */
+		u32 fetch = smp_load_acquire(&qp->sq_fetch);
+		struct srdma_swqe *w;
+		struct roce_swqe *rw;
 		enum ib_wc_status status;
 		int err;
+
+		if (rqp->req_cur == fetch)
+			break;
+		/*
+		 * Never more than a ring behind the fetch position: anything
+		 * else is a ring emptied under us, whose stale slots we would
+		 * walk for up to 2^32 iterations.
+		 */
+		if (fetch - rqp->req_cur > srdma_queue_slots(&qp->sq.q))
+			break;
+		w = srdma_swqe_at(qp, rqp->req_cur);
+		rw = to_rswqe(w);
 
 		if (w->state == SRDMA_WQE_DONE) {
 			rqp->req_cur++;

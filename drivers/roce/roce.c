@@ -92,6 +92,7 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 	case IB_QPS_RESET:
 		rqp->req_cur = 0;
 		rqp->req_ack = 0;
+		rqp->resetting = false;
 		roce_resp_reset(rqp);
 		break;
 	case IB_QPS_RTR:
@@ -127,6 +128,25 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		roce_rd_cancel(rqp);
 		spin_unlock_bh(&rqp->lock);
 	}
+}
+
+/*
+ * To RESET, before the core empties the rings: the requester and the
+ * completer must not walk them meanwhile, or one that is under way
+ * when sq_fetch drops back to 0 follows its old position round the
+ * whole counter space (2^32 slots, bottom halves off), and sends and
+ * completes stale WQEs. They stop here until the RESET is through.
+ */
+static void roce_qp_reset(struct srdma_qp *qp)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+
+	spin_lock_bh(&rqp->lock);
+	rqp->resetting = true;
+	spin_unlock_bh(&rqp->lock);
+	del_timer_sync(&rqp->retrans_timer);
+	del_timer_sync(&rqp->rnr_timer);
+	cancel_work_sync(&rqp->tx_work);
 }
 
 /*
@@ -219,6 +239,7 @@ const struct srdma_transport srdma_roce_transport = {
 	.qp_destroy = roce_qp_destroy,
 	.qp_state_changed = roce_qp_state_changed,
 	.qp_error = roce_qp_error,
+	.qp_reset = roce_qp_reset,
 	.sq_kick = roce_sq_kick,
 	.sqd_drains = true,
 	.fill_res_qp = roce_fill_res_qp,

@@ -110,8 +110,10 @@ struct roce_qp {
 	struct srdma_qp *qp;
 	spinlock_t lock;		/* all protocol state below */
 	struct dst_cache dst_cache;
+	struct srdma_av route_av;	/* the path dst_cache is for */
 	u16 src_port;
 	bool dead;			/* destroy started: send nothing */
+	bool resetting;			/* to RESET: the SQ is not ours now */
 
 	/* requester */
 	u32 req_cur;			/* SQ counter being transmitted */
