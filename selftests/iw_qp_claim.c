@@ -5,15 +5,21 @@
  * a first rdma_connect on a QP is left in MPA set-up; a second
  * rdma_connect, from another id naming the same QP, must be refused
  * (EBUSY), and destroying the QP must not wait for the peer: it ends the
- * set-up at once, and the first id hears that its connect failed. Exit
- * status 0 only if all of that held.
+ * set-up at once, and the first id hears that its connect failed. Before
+ * all that, another process naming the QP by number in its own connect
+ * must be refused (EACCES) and leave the QP unclaimed. Exit status 0 only
+ * if all of that held.
  *
  *   iw_qp_claim ADDR PORT
+ *   iw_qp_claim ADDR PORT QPN   (the other process: connect naming QPN)
  */
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <rdma/rdma_cma.h>
 
 #include "cm_util.h"
@@ -57,6 +63,50 @@ static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch,
 	return id;
 }
 
+/* The other process: connect on a fresh id naming someone else's QP. */
+static int intrude(const char *addr, const char *port, const char *qpn)
+{
+	struct rdma_conn_param cp = { .responder_resources = 1,
+				      .initiator_depth = 1 };
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id;
+	int err;
+
+	if (!ch) {
+		perror("rdma_create_event_channel");
+		return 1;
+	}
+	id = resolved_id(ch, addr, port);
+	if (!id)
+		return 1;
+	cp.qp_num = strtoul(qpn, NULL, 0);
+	err = rdma_connect(id, &cp) ? errno : 0;
+	printf("another process's connect on QP %u: %s\n", cp.qp_num,
+	       err ? strerror(err) : "accepted");
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	return err == EACCES ? 0 : 1;
+}
+
+/* Run intrude() in a process of its own; 0 if it was refused. */
+static int intruder_refused(const char *addr, const char *port, uint32_t qpn)
+{
+	char num[16], *args[] = { "iw_qp_claim", (char *)addr, (char *)port,
+				  num, NULL };
+	extern char **environ;
+	int status;
+	pid_t pid;
+
+	snprintf(num, sizeof(num), "%u", qpn);
+	if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ)) {
+		perror("posix_spawn");
+		return 1;
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_event_channel *ch1, *ch2;
@@ -73,8 +123,10 @@ int main(int argc, char **argv)
 	int rc = 1, ev, st, err;
 	double t0, took;
 
+	if (argc == 4)
+		return intrude(argv[1], argv[2], argv[3]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s ADDR PORT\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT [QPN]\n", argv[0]);
 		return 2;
 	}
 	ch1 = rdma_create_event_channel();
@@ -97,6 +149,11 @@ int main(int argc, char **argv)
 	attr.recv_cq = cq;
 	if (rdma_create_qp(id1, pd, &attr)) {
 		perror("rdma_create_qp");
+		return 1;
+	}
+	if (intruder_refused(argv[1], argv[2], id1->qp->qp_num)) {
+		fprintf(stderr, "another process could claim QP %u\n",
+			id1->qp->qp_num);
 		return 1;
 	}
 	if (rdma_connect(id1, &cp)) {

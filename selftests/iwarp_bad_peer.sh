@@ -120,8 +120,9 @@ flood_over_cap() {
 		[ "$to1" = $((to0 + HALF_OPEN_CAP)) ]
 }
 
-# one QP, two connects: the second is refused, and destroying the QP
-# ends the first one's set-up at once (the peer stays silent)
+# one QP, two connects: another process naming it is refused (EACCES),
+# a second id of the owner too (EBUSY), and destroying the QP ends the
+# first one's set-up at once (the peer stays silent)
 qp_claim() {
 	local ppid prc crc
 	/usr/bin/python3 "$peer" "$ip4" 7310 silent &
@@ -201,7 +202,7 @@ for c in "${cases[@]}"; do
 	port=$((port + 1))
 	STEP_TIMEOUT=90 t "peer sends $c: QP terminated cleanly" bad_peer "$c" "$port"
 done
-STEP_TIMEOUT=90 t "one QP, two connects: second refused, destroy ends set-up" qp_claim
+STEP_TIMEOUT=90 t "one QP: another process and a second connect refused, destroy ends set-up" qp_claim
 STEP_TIMEOUT=120 t "READ reply cut by a rereg dropping REMOTE_READ: old bytes, Terminate" \
 	read_cut_by_rereg
 STEP_TIMEOUT=120 t "unanswered request: rejected by the accept deadline, late accept fails" \

@@ -30,6 +30,7 @@
  * ends them when the namespace goes.
  */
 #include <linux/inetdevice.h>
+#include <linux/sched/signal.h>
 #include <linux/tcp.h>
 #include <net/addrconf.h>
 #include <net/tcp.h>
@@ -232,6 +233,22 @@ static bool iw_qp_state_may_connect(enum ib_qp_state state)
 }
 
 /*
+ * iw_cm names the QP of a connect or accept by number, and for a user
+ * cm_id rdma_cm passes on whatever number the caller gave: any local
+ * user could otherwise put another process's QP on a connection of its
+ * own (its posted receives would take the intruder's data). A user QP
+ * is claimed only from the process that created it (connect and accept
+ * run in the caller's context). A kernel QP cannot be told apart from
+ * here, as kernel consumers connect from process context too.
+ */
+static bool iw_qp_caller_owns(struct srdma_qp *qp)
+{
+	struct task_struct *owner = qp->ibqp.res.task;
+
+	return !qp->is_user || (owner && same_thread_group(current, owner));
+}
+
+/*
  * One connection per QP: connect and accept claim the QP for their
  * endpoint, which alone may attach to it; the claim lasts until the
  * set-up fails or the close work is done with the QP.
@@ -241,6 +258,8 @@ static int iw_qp_claim(struct srdma_qp *qp, struct iw_ep *ep)
 	struct iw_qp *iqp = to_iwqp(qp);
 	int err = 0;
 
+	if (!iw_qp_caller_owns(qp))
+		return -EACCES;
 	spin_lock_bh(&iqp->lock);
 	if (iqp->claim)
 		err = -EBUSY;
