@@ -166,6 +166,13 @@ static int kulp_post_irqs_off(struct ib_qp *qp, const struct ib_send_wr *wr,
 	return ret;
 }
 
+static int kulp_post(struct ib_qp *qp, const struct ib_send_wr *wr,
+		     bool hardirq, const char **why)
+{
+	return hardirq ? kulp_post_hardirq(qp, wr, why) :
+			 kulp_post_irqs_off(qp, wr, why);
+}
+
 static int kulp_post_recv(struct ib_qp *qp, struct kulp_wc *w, u64 addr,
 			  u32 lkey, const char **why)
 {
@@ -181,6 +188,21 @@ static int kulp_post_recv(struct ib_qp *qp, struct kulp_wc *w, u64 addr,
 	if (ret)
 		*why = "ib_post_recv with interrupts off failed";
 	return ret;
+}
+
+/* A receive on b, then @wr on a; both complete successfully. */
+static int kulp_send_recv(struct kulp_pair *p, const struct ib_send_wr *wr,
+			  bool hardirq, struct kulp_wc *sw, struct kulp_wc *rw,
+			  const char **why)
+{
+	int ret;
+
+	ret = kulp_post_recv(p->b, rw, p->bdma, p->pd->local_dma_lkey, why) ?:
+	      kulp_post(p->a, wr, hardirq, why);
+	if (ret)
+		return ret;
+	return kulp_wait(sw, IB_WC_SUCCESS, why) ?:
+	       kulp_wait(rw, IB_WC_SUCCESS, why);
 }
 
 static void kulp_fill(void *buf, u8 seed)
@@ -382,14 +404,7 @@ static int kulp_send(struct kulp_pair *p, bool hardirq, const char **why)
 	int ret;
 
 	kulp_fill(p->abuf, hardirq ? 3 : 1);
-	ret = kulp_post_recv(p->b, rw, p->bdma, p->pd->local_dma_lkey, why);
-	if (!ret)
-		ret = hardirq ? kulp_post_hardirq(p->a, &wr, why) :
-				kulp_post_irqs_off(p->a, &wr, why);
-	if (ret)
-		return ret;
-	ret = kulp_wait(sw, IB_WC_SUCCESS, why) ?:
-	      kulp_wait(rw, IB_WC_SUCCESS, why);
+	ret = kulp_send_recv(p, &wr, hardirq, sw, rw, why);
 	if (ret)
 		return ret;
 	if (rw->byte_len != KULP_LEN || rw->opcode != IB_WC_RECV) {
@@ -453,8 +468,7 @@ static int kulp_rdma(struct kulp_pair *p, enum ib_wr_opcode op, u64 addr,
 	};
 	int ret;
 
-	ret = hardirq ? kulp_post_hardirq(p->a, &wr.wr, why) :
-			kulp_post_irqs_off(p->a, &wr.wr, why);
+	ret = kulp_post(p->a, &wr.wr, hardirq, why);
 	return ret ?: kulp_wait(w, want, why);
 }
 
@@ -470,12 +484,7 @@ static int kulp_send_inv(struct kulp_pair *p, u32 rkey, const char **why)
 				 .ex.invalidate_rkey = rkey };
 	int ret;
 
-	ret = kulp_post_recv(p->b, rw, p->bdma, p->pd->local_dma_lkey, why) ?:
-	      kulp_post_hardirq(p->a, &wr, why);
-	if (ret)
-		return ret;
-	ret = kulp_wait(sw, IB_WC_SUCCESS, why) ?:
-	      kulp_wait(rw, IB_WC_SUCCESS, why);
+	ret = kulp_send_recv(p, &wr, true, sw, rw, why);
 	if (ret)
 		return ret;
 	if (!(rw->wc_flags & IB_WC_WITH_INVALIDATE) || rw->invalidated != rkey) {
@@ -568,8 +577,7 @@ static int kulp_fatal(struct kulp_pair *p, bool hardirq, const char **why)
 	      kulp_post_recv(p->a, r2, p->adma, p->pd->local_dma_lkey, why);
 	if (ret)
 		return ret;
-	ret = hardirq ? kulp_post_hardirq(p->a, &wr, why) :
-			kulp_post_irqs_off(p->a, &wr, why);
+	ret = kulp_post(p->a, &wr, hardirq, why);
 	if (ret)
 		return ret;
 	if (!wait_for_completion_timeout(&iw->done,
