@@ -95,7 +95,7 @@ mr_keys_private() { # DEV
 	user=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		timeout 10 rdma -dd res show mr 2>&1 | grep -A3 "dev $1 ")
 	echo "as uid 65534: $user"
-	grep -q 'key_state' <<< "$user" && ! grep -Eq ' (key|iova) ' <<< "$user"
+	grep -q 'drv_key_state' <<< "$user" && ! grep -Eq 'drv_(key|iova) ' <<< "$user"
 }
 
 # Poll rdma res -dd while a long rping runs; each ERE must match a line
@@ -128,7 +128,7 @@ res_shows() { # DEV
 			if grep -Eq -- "$mr_re" <<< "$mr"; then
 				echo "$mr"
 				# root sees the key; others do not
-				grep -q ' key 0x' <<< "$mr" && mr_keys_private "$1" &&
+				grep -q 'drv_key 0x' <<< "$mr" && mr_keys_private "$1" &&
 					ok_mr=1
 			fi
 		fi
