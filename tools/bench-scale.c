@@ -33,6 +33,7 @@
  * drained.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -91,6 +92,8 @@ struct mem {
 	long long memfree, cached, buffers, slab, pagetables;	/* kB */
 	long long rss_anon, ring_rss;				/* kB */
 };
+
+static int stat_refreshed = 1;	/* /proc/sys/vm/stat_refresh was writable */
 
 static struct {
 	const char *addr, *port, *label;
@@ -201,21 +204,48 @@ static char *slurp(const char *path)
 }
 
 /*
+ * Free memory in kB: the zones' free pages and the pages in their per-CPU
+ * free lists, which MemFree leaves out (up to several MB on a small VM,
+ * as much as a hundred QPs take).
+ */
+static long long free_kb(void)
+{
+	char *buf = slurp("/proc/zoneinfo"), *line, *save = NULL;
+	long long pages = 0, v;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, " pages free %lld", &v) == 1 ||
+		    sscanf(line, " count: %lld", &v) == 1)
+			pages += v;
+	}
+	free(buf);
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
  * What the kernel and this process hold. The device's user rings (SQ, RQ,
- * CQ) are kernel pages mapped into the process: MemFree counts them, and
- * so does the Rss of the process's mappings of /dev/infiniband/uverbs*,
- * which is where they are summed (ring_rss) to be excluded. The process's
- * anonymous memory (RssAnon: what librdmacm and libibverbs allocate per
- * id and QP) is user memory, excluded too, as is any page cache (Cached,
- * Buffers) that grows meanwhile.
+ * CQ) are kernel pages mapped into the process: free memory falls by
+ * them, and the Rss of the process's mappings of /dev/infiniband/uverbs*
+ * counts them, which is where they are summed (ring_rss) to be excluded.
+ * The process's anonymous memory (RssAnon: what librdmacm and libibverbs
+ * allocate per id and QP) is user memory, excluded too, as is any page
+ * cache (Cached, Buffers) that grows meanwhile. The kernel's per-CPU
+ * counter deltas are folded first (stat_refresh, root only).
  */
 static void mem_sample(struct mem *m)
 {
-	char *buf = slurp("/proc/meminfo"), *line, *save = NULL;
-	int in_ring = 0;
+	char *buf, *line, *save = NULL;
+	int in_ring = 0, fd;
 	long long v;
 
-	m->memfree = meminfo_field(buf, "\nMemFree:");
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+	if (fd < 0 || write(fd, "1\n", 2) != 2)
+		stat_refreshed = 0;
+	if (fd >= 0)
+		close(fd);
+	m->memfree = free_kb();
+	buf = slurp("/proc/meminfo");
 	m->cached = meminfo_field(buf, "\nCached:");
 	m->buffers = meminfo_field(buf, "\nBuffers:");
 	m->slab = meminfo_field(buf, "\nSlab:");
@@ -251,10 +281,10 @@ static void mem_report(char *out, size_t len, const struct mem *a,
 	long long kmem = dfree - dcache - danon - dring;
 
 	snprintf(out, len,
-		 " kmem_per_qp=%.0f slab_per_qp=%.0f pgtable_per_qp=%.0f ring_per_qp=%.0f user_per_qp=%.0f",
+		 " kmem_per_qp=%.0f slab_per_qp=%.0f pgtable_per_qp=%.0f ring_per_qp=%.0f user_per_qp=%.0f stat_refresh=%d",
 		 kmem * 1024.0 / n, (b->slab - a->slab) * 1024.0 / n,
 		 (b->pagetables - a->pagetables) * 1024.0 / n,
-		 dring * 1024.0 / n, danon * 1024.0 / n);
+		 dring * 1024.0 / n, danon * 1024.0 / n, stat_refreshed);
 }
 
 /* What the kernel still holds once the connections are gone (a leak,
@@ -388,6 +418,7 @@ struct res {
 	struct ibv_comp_channel *cc;	/* server */
 	struct ibv_cq **cqs;
 	unsigned int ncq;
+	struct ibv_cq *pad_cq;		/* see pad_cq() */
 	void *buf;			/* N slots */
 	struct ibv_mr *mr;
 	uint64_t ctl;			/* "go" / "done" messages */
@@ -413,11 +444,36 @@ static void qp_attr(struct ibv_qp_init_attr *a, struct ibv_cq *cq)
 	a->sq_sig_all = 1;
 }
 
+/*
+ * siw (6.1) hands libsiw (rdma-core 44) each ring's mmap key as a byte
+ * offset, page by page from 0 in each process, and libsiw takes the key
+ * 0x90000 (SIW_INVAL_UOBJ_KEY) for "no mapping": whichever QP's ring lands
+ * on page offset 144, about the 70th QP, cannot be created, and errno
+ * says nothing. A CQ of more than 144 pages, the process's first mapped
+ * object, covers that offset. Made on every device alike; it exists
+ * before the first memory sample, like the other CQs.
+ */
+static void pad_cq(struct res *r, const struct ibv_device_attr *da)
+{
+	int cqe = 160 * 4096 / 32;
+
+	if (cqe > da->max_cqe)
+		cqe = da->max_cqe;
+	r->pad_cq = ibv_create_cq(r->verbs, cqe, NULL, NULL, 0);
+	if (!r->pad_cq)
+		FAIL_ERRNO("ibv_create_cq(pad)");
+}
+
 static void alloc_common(struct res *r, size_t bytes, int access)
 {
+	struct ibv_device_attr da;
+
+	if (ibv_query_device(r->verbs, &da))
+		FAIL_ERRNO("ibv_query_device");
 	r->pd = ibv_alloc_pd(r->verbs);
 	if (!r->pd)
 		FAIL_ERRNO("ibv_alloc_pd");
+	pad_cq(r, &da);
 	r->buf = aligned_alloc(4096, bytes);
 	if (!r->buf)
 		die("aligned_alloc(%zu): %s", bytes, strerror(errno));
@@ -443,6 +499,8 @@ static void free_common(struct res *r)
 			FAIL_ERRNO("ibv_destroy_cq");
 	if (r->cc && ibv_destroy_comp_channel(r->cc))
 		FAIL_ERRNO("ibv_destroy_comp_channel");
+	if (ibv_destroy_cq(r->pad_cq))
+		FAIL_ERRNO("ibv_destroy_cq(pad)");
 	if (ibv_dereg_mr(r->ctl_mr) || ibv_dereg_mr(r->mr))
 		FAIL_ERRNO("ibv_dereg_mr");
 	if (ibv_dealloc_pd(r->pd))
@@ -461,7 +519,7 @@ static void post_ctl_recv(struct rdma_cm_id *id, struct res *r, uint64_t tag)
 	struct ibv_recv_wr wr = { .wr_id = tag, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	errno = ibv_post_recv(id->qp, &wr, &bad);
+	errno = abs(ibv_post_recv(id->qp, &wr, &bad));
 	if (errno)
 		FAIL_ERRNO("ibv_post_recv");
 }
@@ -479,7 +537,7 @@ static void post_ctl_send(struct rdma_cm_id *id, struct res *r, uint64_t tag)
 	struct ibv_send_wr *bad;
 
 	r->ctl = tag;
-	errno = ibv_post_send(id->qp, &wr, &bad);
+	errno = abs(ibv_post_send(id->qp, &wr, &bad));
 	if (errno)
 		FAIL_ERRNO("ibv_post_send(control)");
 }
@@ -532,7 +590,7 @@ static int run_server(void)
 	struct rdma_addrinfo *ai = getaddr(1);
 	struct rdma_cm_id *listen_id;
 	struct res r = { 0 };
-	struct conn_rep rep;
+	struct conn_rep rep = { 0 };
 	struct rdma_conn_param cp = {
 		.responder_resources = 1, .initiator_depth = 1,
 		.private_data = &rep, .private_data_len = sizeof(rep),
@@ -608,7 +666,8 @@ static int run_server(void)
 			e.id->context = c;
 			qp_attr(&attr, r.cqs[0]);
 			if (rdma_create_qp(e.id, r.pd, &attr))
-				FAIL_ERRNO("rdma_create_qp");
+				die("rdma_create_qp for connection %u: %s (errno %d)",
+				    req.idx, strerror(errno), errno);
 			if (req.idx == 0)
 				post_ctl_recv(e.id, &r, WR_DONE);
 			if (rdma_accept(e.id, &cp))
@@ -716,7 +775,7 @@ static void post_write(struct conn *c, struct res *r, const struct conn_rep *rep
 	};
 	struct ibv_send_wr *bad;
 
-	errno = ibv_post_send(c->id->qp, &wr, &bad);
+	errno = abs(ibv_post_send(c->id->qp, &wr, &bad));	/* libsiw: < 0 */
 	if (errno)
 		die("ibv_post_send(WRITE) on QP %u: %s (errno %d)", c->idx,
 		    strerror(errno), errno);
@@ -821,7 +880,8 @@ static int run_client(void)
 		case RDMA_CM_EVENT_ROUTE_RESOLVED:
 			qp_attr(&attr, c->cq);
 			if (rdma_create_qp(c->id, r.pd, &attr))
-				FAIL_ERRNO("rdma_create_qp");
+				die("rdma_create_qp for connection %u: %s (errno %d)",
+				    c->idx, strerror(errno), errno);
 			if (c->idx == 0)
 				post_ctl_recv(c->id, &r, WR_GO);
 			req.idx = c->idx;
