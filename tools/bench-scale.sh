@@ -11,7 +11,7 @@
 #   tools/bench-scale.sh [-q]    -q: quick (N = 1, 100, 1000; 1 repetition)
 #
 # Environment: BENCH_SYSTEMS (sroce siwarp rxe siw), BENCH_SCALE_NS
-# (1 10 100 1000), BENCH_REPS (3), BENCH_SECS (5 s of traffic per point),
+# (1 10 100 1000), BENCH_REPS (3), BENCH_SECS (10 s of traffic per point),
 # BENCH_WARMUP (30 s of traffic per system, unrecorded),
 # BENCH_SCALE_INFLIGHT (32 connections in set-up at once),
 # BENCH_SCALE_DEPTH (8 WRITEs outstanding per QP), BENCH_SCALE_SQ (16 send
@@ -32,7 +32,7 @@ if [ "${1:-}" = -q ]; then
 	reps=${BENCH_REPS:-1}
 fi
 systems=${BENCH_SYSTEMS:-sroce siwarp rxe siw}
-secs=${BENCH_SECS:-5}
+secs=${BENCH_SECS:-10}
 warm=${BENCH_WARMUP:-30}
 out=$SRDMA_REPO/build/bench
 mkdir -p "$out"
