@@ -287,8 +287,10 @@ static void mem_report(char *out, size_t len, const struct mem *a,
 		 dring * 1024.0 / n, danon * 1024.0 / n, stat_refreshed);
 }
 
-/* What the kernel still holds once the connections are gone (a leak,
- * or deferred frees: informational). */
+/*
+ * What the kernel still holds once the connections are gone (a leak, or
+ * deferred frees: informational).
+ */
 static long long mem_left_kb(const struct mem *a, const struct mem *c)
 {
 	return (a->memfree - c->memfree) - (c->cached - a->cached) -
@@ -752,9 +754,10 @@ static int run_server(void)
 	if (rdma_destroy_id(listen_id))
 		FAIL_ERRNO("rdma_destroy_id(listen)");
 	rdma_destroy_event_channel(r.ch);
-	printf("scale role=server system=%s n=%u setup_s=%.3f setup_cps=%.1f verified=%u teardown_s=%.3f%s kmem_left_kB=%lld\n",
+	printf("scale role=server system=%s n=%u setup_s=%.3f setup_cps=%.1f",
 	       opt.label, opt.n, t_last - t_first,
-	       t_last > t_first ? opt.n / (t_last - t_first) : 0.0, opt.n,
+	       t_last > t_first ? opt.n / (t_last - t_first) : 0.0);
+	printf(" verified=%u teardown_s=%.3f%s kmem_left_kB=%lld\n", opt.n,
 	       t_down1 - r.t_down0, mem, mem_left_kb(&r.m0, &r.m2));
 	return 0;
 }
@@ -1042,11 +1045,15 @@ static int run_client(void)
 	if (rdma_destroy_id(probe))
 		FAIL_ERRNO("rdma_destroy_id(probe)");
 	rdma_destroy_event_channel(r.ch);
-	printf("scale role=client system=%s n=%u inflight=%u depth=%u sq_wr=%u cqs=%u setup_s=%.3f setup_cps=%.1f bw_MBps=%.2f secs=%.2f writes=%" PRIu64 " min_qp_writes=%" PRIu64 " max_qp_writes=%" PRIu64 " teardown_s=%.3f%s kmem_left_kB=%lld\n",
-	       opt.label, opt.n, opt.inflight, opt.depth, opt.sq_wr, r.ncq,
+	printf("scale role=client system=%s n=%u inflight=%u depth=%u sq_wr=%u cqs=%u",
+	       opt.label, opt.n, opt.inflight, opt.depth, opt.sq_wr, r.ncq);
+	printf(" setup_s=%.3f setup_cps=%.1f bw_MBps=%.2f secs=%.2f",
 	       t_last - t_conn0, opt.n / (t_last - t_conn0),
-	       writes * (double)SLOT / (t_stop - t0) / 1e6, t_stop - t0, writes,
-	       minw, maxw, t_down1 - t_down0, mem, mem_left_kb(&r.m0, &r.m2));
+	       writes * (double)SLOT / (t_stop - t0) / 1e6, t_stop - t0);
+	printf(" writes=%" PRIu64 " min_qp_writes=%" PRIu64 " max_qp_writes=%" PRIu64,
+	       writes, minw, maxw);
+	printf(" teardown_s=%.3f%s kmem_left_kB=%lld\n", t_down1 - t_down0, mem,
+	       mem_left_kb(&r.m0, &r.m2));
 	return 0;
 }
 
