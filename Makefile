@@ -8,7 +8,8 @@
 #                   for rdma_rxe); make dkms-install does it through DKMS
 #   make demo       boot a VM, load srdma, create devices, move data
 #   make check      build, then run selftests and pyverbs in VMs
-#   make bench      benchmarks against rdma_rxe, siw and TCP (not in check)
+#   make bench      benchmarks against rdma_rxe, siw and TCP (not in check);
+#                   BENCH_ARGS=--scale: 1 to 1,000 connections per system
 #   make debug-kernel  build + install the KASAN/lockdep/kmemleak kernel (cached)
 #   make check-debug   the whole of `make check` on the debug kernel
 #   make check-install make dkms-install and its removal, tested in a VM

@@ -12,6 +12,8 @@
 # system.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
+#   tools/bench.sh --scale [-q]   the scale mode instead: 1 to 1,000
+#                           connections per system (tools/bench-scale.sh)
 #
 # Output in build/bench/: points.csv (every measurement), summary.csv
 # (medians), bandwidth-{write,read,send}.png (bandwidth vs size, one line
@@ -22,6 +24,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
 . "$here/lib.sh"
 
+if [ "${1:-}" = --scale ]; then
+	shift
+	exec "$here/bench-scale.sh" "$@"
+fi
 quick=0
 [ "${1:-}" = -q ] && quick=1
 sizes=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576}
