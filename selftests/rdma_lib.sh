@@ -95,6 +95,18 @@ dev_down() {
 	esac
 }
 
+# rdma_all_down DEV: delete DEV and unload whichever of srdma, rdma_rxe
+# and the siw peer is loaded (the benches put each system in turn on one
+# device name). Quiet if nothing is there.
+rdma_all_down() {
+	local m
+	timeout 20 rdma link del "$1" 2> /dev/null
+	for m in srdma rdma_rxe siw; do
+		grep -q "^$m " /proc/modules && timeout 60 rmmod "$m"
+	done
+	return 0
+}
+
 # kind_available KIND: the module `mkdev KIND` loads is there to load
 # (srdma is always; rdma_rxe ships with most kernels; siw is built by
 # tools/siw-peer.sh and passed as SIW_KO).

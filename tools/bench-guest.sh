@@ -31,16 +31,8 @@ log() { echo "bench[host$me]: $*" >&2; }
 # busy, total and kernel (system, irq, softirq) jiffies of all CPUs
 cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, $4 + $7 + $8 }' /proc/stat; }
 
-teardown() {
-	timeout 20 rdma link del dev0 2> /dev/null
-	for m in srdma rdma_rxe siw; do
-		grep -q "^$m " /proc/modules && timeout 60 rmmod "$m"
-	done
-	return 0
-}
-
 setup() { # SYSTEM
-	teardown
+	rdma_all_down dev0
 	[ "$1" = tcp ] && return 0
 	mkdev "$1" dev0 eth0
 }
@@ -201,5 +193,5 @@ for sys in $systems; do
 		done
 	done
 done
-teardown
+rdma_all_down dev0
 exit 0

@@ -42,16 +42,8 @@ srv_cols=(setup_s setup_cps verified teardown_s kmem_per_qp slab_per_qp pgtable_
 
 log() { echo "bench[host$me]: $*" >&2; }
 
-teardown() {
-	timeout 20 rdma link del dev0 2> /dev/null
-	for m in srdma rdma_rxe siw; do
-		grep -q "^$m " /proc/modules && timeout 60 rmmod "$m"
-	done
-	return 0
-}
-
 setup() { # SYSTEM
-	teardown
+	rdma_all_down dev0
 	mkdev "$1" dev0 eth0
 }
 
@@ -181,5 +173,5 @@ for sys in $systems; do
 		done
 	done
 done
-teardown
+rdma_all_down dev0
 exit 0

@@ -57,16 +57,7 @@ rm -rf "$vm"
 	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" \
 	-- "$here/bench-guest.sh" > "$out/vm.log" 2>&1 &
 vmpid=$!
-# a progress line per measurement, as host1's guest logs them
-seen=0
-while kill -0 "$vmpid" 2> /dev/null; do
-	sleep 5
-	n=$(grep -c '^bench\[host1\]' "$vm/host1/script.log" 2> /dev/null) || n=0
-	if [ "$n" -gt "$seen" ]; then
-		grep '^bench\[host1\]' "$vm/host1/script.log" | sed -n "$((seen + 1)),${n}p"
-		seen=$n
-	fi
-done
+bench_follow "$vmpid" "$vm"
 wait "$vmpid" || echo "==> bench: a VM reported failure (see $out/vm.log); reporting what was measured"
 
 [ -r "$vm/host1/points.csv" ] || die "no measurements (see $out/vm.log)"

@@ -88,3 +88,18 @@ srdma_kver_series() {
 # Seconds since the epoch with a fraction, for timing reports.
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# bench_follow PID VMDIR: while the VM run PID lives, print each new
+# "bench[host1]" line of host1's script log (one per measurement), so a
+# long bench shows its progress.
+bench_follow() {
+	local seen=0 n log=$2/host1/script.log
+	while kill -0 "$1" 2> /dev/null; do
+		sleep 5
+		n=$(grep -c '^bench\[host1\]' "$log" 2> /dev/null) || n=0
+		if [ "$n" -gt "$seen" ]; then
+			grep '^bench\[host1\]' "$log" | sed -n "$((seen + 1)),${n}p"
+			seen=$n
+		fi
+	done
+}
