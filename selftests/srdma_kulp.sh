@@ -6,7 +6,8 @@
 # sends posted with interrupts off and from a hard interrupt, CQs polled in
 # softirq and in a workqueue, FRWR with RDMA WRITE and READ, remote
 # invalidation, a QP taken to error inside ib_post_send (interrupts off;
-# hard interrupt), ib_drain_qp. The module runs each case on a fresh pair
+# hard interrupt), ib_drain_qp, a chain of 200 sends in one post (more
+# than srdma takes in one hold of its lock). The module runs each case on a fresh pair
 # of RC QPs on sroce0 and prints its result; lockdep on the debug kernel
 # checks the locking of each path.
 set -u
@@ -17,7 +18,8 @@ set -u
 
 KO=${SRDMA_KULP_KO:-$REPO/build/check/kmod/srdma_kulp.ko}
 # srdma_kulp.c's cases, in its order
-CASES="send_irqs_off send_hardirq frwr_rdma fatal_irqs_off fatal_hardirq drain"
+CASES="send_irqs_off send_hardirq frwr_rdma fatal_irqs_off fatal_hardirq drain
+chain_irqs_off chain_hardirq"
 MARK=kulp.$$
 
 tap_require_root

@@ -106,7 +106,7 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 	if (qp->is_user) {
-		srdma_sq_run(qp);	/* librxe's doorbell */
+		srdma_sq_run(qp, true);	/* librxe's doorbell: a syscall */
 		return 0;
 	}
 
@@ -129,7 +129,8 @@ int srdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (err)
 		*bad_wr = wr;
-	srdma_sq_run(qp);
+	/* a kernel ULP may post with interrupts off */
+	srdma_sq_run(qp, false);
 	return err;
 }
 
@@ -182,6 +183,6 @@ int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	/* in ERR, receives complete at once with a flush error */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		srdma_flush(qp);
+		srdma_flush(qp, qp->is_user);
 	return err;
 }

@@ -185,9 +185,9 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	if (dev->tp->qp_state_changed && next != cur)
 		dev->tp->qp_state_changed(qp, cur);
 	if (next == IB_QPS_ERR)
-		srdma_flush(qp);
+		srdma_flush(qp, true);
 	else if (next == IB_QPS_RTS)
-		srdma_sq_run(qp);	/* WQEs user space posted before RTS */
+		srdma_sq_run(qp, true);	/* WQEs posted before RTS */
 	if (drained)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 out:
@@ -225,11 +225,12 @@ void srdma_qp_sq_drained(struct srdma_qp *qp)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
-static void srdma_qp_error_finish(struct srdma_qp *qp, bool fatal)
+static void srdma_qp_error_finish(struct srdma_qp *qp, bool fatal,
+				  bool may_sleep)
 {
 	if (qp_dev(qp)->tp->qp_error)
 		qp_dev(qp)->tp->qp_error(qp);
-	srdma_flush(qp);
+	srdma_flush(qp, may_sleep);
 	if (fatal)
 		srdma_qp_event(qp, IB_EVENT_QP_FATAL);
 }
@@ -246,7 +247,7 @@ void srdma_qp_error_work(struct work_struct *work)
 	err = qp->state == IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (err)
-		srdma_qp_error_finish(qp, true);
+		srdma_qp_error_finish(qp, true, true);
 	srdma_qp_put(qp);
 }
 
@@ -281,7 +282,7 @@ static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 			srdma_qp_put(qp);
 		return;
 	}
-	srdma_qp_error_finish(qp, fatal);
+	srdma_qp_error_finish(qp, fatal, false);
 }
 
 /* A fatal error on the QP: to ERR, flush, tell the consumer. */

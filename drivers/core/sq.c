@@ -210,14 +210,16 @@ static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
 }
 
 /*
- * Complete finished WQEs from the oldest on, in order; called with
- * state_lock held. Returns true if a completion overflowed its CQ.
+ * Complete finished WQEs from the oldest on, in order, at most
+ * SRDMA_RING_BATCH of them; called with state_lock held. Returns true if
+ * a completion overflowed its CQ.
  */
 static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 {
+	u32 budget = SRDMA_RING_BATCH;
 	bool overflow = false;
 
-	while (qp->sq_cons != qp->sq_fetch) {
+	while (qp->sq_cons != qp->sq_fetch && budget--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
 		struct ib_wc wc = { .qp = &qp->ibqp };
 		bool post;
@@ -244,6 +246,13 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 	return overflow;
 }
 
+/* A finished WQE waits at the head: more for srdma_sq_complete_locked(). */
+static bool srdma_sq_head_done(struct srdma_qp *qp)
+{
+	return qp->sq_cons != qp->sq_fetch &&
+	       srdma_swqe_at(qp, qp->sq_cons)->state == SRDMA_WQE_DONE;
+}
+
 /*
  * How many WQEs user space (or post_send) added since the last fetch, at
  * most the free slots: those from sq_cons to sq_fetch hold WQEs the
@@ -265,38 +274,64 @@ static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
 }
 
 /*
- * Fetch everything posted; in RTS/SQD start it. Before RTS, posted
- * WQEs wait in the ring (librxe may post before the QP is connected).
+ * The rest of a ring walk that stopped at its batch, in process context.
+ * The work holds a reference, which destroy_qp waits for; none is to be
+ * had once destroy has begun, and then nothing needs completing.
  */
-void srdma_sq_run(struct srdma_qp *qp)
+static void srdma_ring_defer(struct srdma_qp *qp)
+{
+	if (refcount_inc_not_zero(&qp->ref) &&
+	    !queue_work(srdma_unbound_wq, &qp->ring_work))
+		srdma_qp_put(qp);
+}
+
+/*
+ * Batches one caller may run with breaks in between before it hands the
+ * rest to ring_work: a user who keeps posting must not hold a doorbell,
+ * or the work, for ever.
+ */
+static u32 srdma_ring_rounds(struct srdma_qp *qp)
+{
+	u32 slots = srdma_queue_slots(&qp->sq.q);
+
+	if (!qp->srq)
+		slots = max(slots, srdma_queue_slots(&qp->rq.q));
+	return slots / SRDMA_RING_BATCH + 2;
+}
+
+enum srdma_sq_next { SRDMA_SQ_IDLE, SRDMA_SQ_MORE, SRDMA_SQ_FLUSH };
+
+/*
+ * One batch of srdma_sq_run(): fetch up to SRDMA_RING_BATCH new WQEs (in
+ * RTS only; before RTS, posted WQEs wait in the ring, as librxe may post
+ * before the QP is connected), complete up to as many finished ones.
+ */
+static enum srdma_sq_next srdma_sq_step(struct srdma_qp *qp)
 {
 	const struct srdma_transport *tp = qp_dev(qp)->tp;
-	bool fatal = false, kick = false;
+	bool fatal = false, kick = false, more;
 	unsigned long flags;
-	u32 prod;
+	u32 todo = 0, n;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state == IB_QPS_ERR) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
-		srdma_flush(qp);
-		return;
+		return SRDMA_SQ_FLUSH;
 	}
-	if (qp->state != IB_QPS_RTS) {
-		spin_unlock_irqrestore(&qp->state_lock, flags);
-		return;
-	}
-	if (!srdma_sq_new(qp, &prod)) {
+	if (qp->state == IB_QPS_RTS && !srdma_sq_new(qp, &todo)) {
 		/* a user error: fetch nothing of it, flush what is queued */
 		ibdev_dbg(&qp_dev(qp)->ibdev,
 			  "QP %u: SQ producer index lapped its WQEs in flight\n",
 			  qp->ibqp.qp_num);
-		prod = 0;
+		todo = 0;
 		fatal = true;
 	}
-	while (prod--) {
+	n = min_t(u32, todo, SRDMA_RING_BATCH);
+	while (n--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		bool local;
 
+		todo--;
 		w->status = srdma_fetch(qp, qp->sq_fetch, w);
 		local = srdma_is_local(w->wr.opcode);
 		if (w->status == IB_WC_SUCCESS && local)
@@ -320,12 +355,42 @@ void srdma_sq_run(struct srdma_qp *qp)
 	}
 	if (srdma_sq_complete_locked(qp))
 		fatal = true;
+	more = !fatal && (todo || srdma_sq_head_done(qp));
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
-	if (fatal)
+	if (fatal) {
 		srdma_qp_error(qp);
-	else if (kick && tp->sq_kick)
+		return SRDMA_SQ_IDLE;
+	}
+	if (kick && tp->sq_kick)
 		tp->sq_kick(qp);
+	return more ? SRDMA_SQ_MORE : SRDMA_SQ_IDLE;
+}
+
+/*
+ * Fetch everything posted and start it; complete what finished; in ERR
+ * flush. The lock is held with interrupts off for one batch at a time.
+ */
+void srdma_sq_run(struct srdma_qp *qp, bool may_sleep)
+{
+	u32 rounds = srdma_ring_rounds(qp);
+
+	for (;;) {
+		switch (srdma_sq_step(qp)) {
+		case SRDMA_SQ_IDLE:
+			return;
+		case SRDMA_SQ_FLUSH:
+			srdma_flush(qp, may_sleep);
+			return;
+		case SRDMA_SQ_MORE:
+			break;
+		}
+		if (!may_sleep || !--rounds) {
+			srdma_ring_defer(qp);
+			return;
+		}
+		cond_resched();
+	}
 }
 
 /* The transport finished a WQE (successfully or not). */
@@ -333,32 +398,35 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 		       enum ib_wc_status status)
 {
 	unsigned long flags;
-	bool fatal;
+	bool fatal, more;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	wqe->status = status;
 	wqe->state = SRDMA_WQE_DONE;
 	fatal = srdma_sq_complete_locked(qp) || status != IB_WC_SUCCESS;
+	more = !fatal && srdma_sq_head_done(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (fatal)
 		srdma_qp_error(qp);
+	else if (more)
+		srdma_ring_defer(qp);
 }
 
-static void srdma_flush_rq(struct srdma_qp *qp)
+/*
+ * One batch of flushed receives; state_lock held. The producer is read
+ * once: one that user space keeps moving is caught up with by the next
+ * batch, or the next post_recv. Returns true if receives are left.
+ */
+static bool srdma_flush_rq_locked(struct srdma_qp *qp)
 {
 	struct rxe_queue_buf *buf = qp->rq.q.buf;
-	unsigned long flags;
 	u32 prod, n;
 
-	spin_lock_irqsave(&qp->state_lock, flags);
-	/*
-	 * Read the producer once: one that user space keeps moving must not
-	 * hold us here with interrupts off. At most a ring's worth of slots;
-	 * what was posted meanwhile is flushed by the next post_recv.
-	 * Slot contents before the index: pairs with the producer.
-	 */
+	/* slot contents before the index: pairs with the producer */
 	prod = smp_load_acquire(&buf->producer_index);
 	n = (prod - qp->rq_cons) & qp->rq.q.index_mask;
+	if (n > SRDMA_RING_BATCH)
+		n = SRDMA_RING_BATCH;
 	while (n--) {
 		const struct rxe_recv_wqe *r =
 			srdma_queue_addr(&qp->rq.q, qp->rq_cons);
@@ -369,32 +437,36 @@ static void srdma_flush_rq(struct srdma_qp *qp)
 			.qp = &qp->ibqp,
 		};
 
+		/* a CQ overflowed is in error: the rest waits for a post */
 		if (srdma_cq_post(qp->rcq, &wc, false))
-			break;
+			return false;
 		qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
 		/* done with the slot before the producer may reuse it */
 		smp_store_release(&buf->consumer_index, qp->rq_cons);
 	}
-	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return qp->rq_cons != (prod & qp->rq.q.index_mask);
 }
 
 /*
- * In the error state every outstanding WQE completes with a flush error
- * (after the one that failed, which keeps its own status).
+ * One batch of srdma_flush(): take in up to SRDMA_RING_BATCH WQEs posted
+ * since the last fetch, fail up to as many outstanding ones, complete
+ * them, flush up to as many receives. Returns true if any are left.
  */
-void srdma_flush(struct srdma_qp *qp)
+static bool srdma_flush_step(struct srdma_qp *qp)
 {
 	unsigned long flags;
-	u32 prod;
+	bool more = false;
+	u32 todo, n, i;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state != IB_QPS_ERR) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
-		return;
+		return false;
 	}
 	/* a lapped producer: flush what fits, the rest at the next doorbell */
-	srdma_sq_new(qp, &prod);
-	while (prod--) {
+	srdma_sq_new(qp, &todo);
+	n = min_t(u32, todo, SRDMA_RING_BATCH);
+	for (i = 0; i < n; i++) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
 		const struct rxe_send_wqe *slot =
 			srdma_queue_addr(&qp->sq.q, qp->sq_fetch);
@@ -406,8 +478,10 @@ void srdma_flush(struct srdma_qp *qp)
 		/* the kernel WQE copy before the transport may see it */
 		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
 	}
-	for (prod = qp->sq_cons; prod != qp->sq_fetch; prod++) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, prod);
+	/* after the one that failed, which keeps its own status */
+	for (i = 0; i < SRDMA_RING_BATCH && qp->sq_cons + i != qp->sq_fetch;
+	     i++) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons + i);
 
 		if (w->state != SRDMA_WQE_DONE) {
 			w->state = SRDMA_WQE_DONE;
@@ -415,10 +489,37 @@ void srdma_flush(struct srdma_qp *qp)
 		}
 	}
 	srdma_sq_complete_locked(qp);
+	more = todo > n || qp->sq_cons != qp->sq_fetch;
+	if (!qp->srq && srdma_flush_rq_locked(qp))
+		more = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return more;
+}
 
-	if (!qp->srq)
-		srdma_flush_rq(qp);
+/*
+ * In the error state every outstanding WQE completes with a flush error,
+ * one batch per hold of state_lock.
+ */
+void srdma_flush(struct srdma_qp *qp, bool may_sleep)
+{
+	u32 rounds = srdma_ring_rounds(qp);
+
+	while (srdma_flush_step(qp)) {
+		if (!may_sleep || !--rounds) {
+			srdma_ring_defer(qp);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+/* A ring walk that stopped at its batch goes on here. */
+void srdma_ring_work(struct work_struct *work)
+{
+	struct srdma_qp *qp = container_of(work, struct srdma_qp, ring_work);
+
+	srdma_sq_run(qp, true);
+	srdma_qp_put(qp);
 }
 
 /*

@@ -361,6 +361,7 @@ struct srdma_qp {
 	struct srdma_qp_stats stats;	/* rdma res show qp -dd */
 	void *tp_priv;			/* the transport's state */
 	struct work_struct error_work;	/* srdma_qp_error() in hard irq */
+	struct work_struct ring_work;	/* the rest of a batched ring walk */
 };
 
 static inline struct srdma_qp *to_sqp(struct ib_qp *ibqp)
@@ -556,6 +557,7 @@ int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
 void srdma_qp_error_work(struct work_struct *work);
+void srdma_ring_work(struct work_struct *work);
 
 /* srq.c APIs: */
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

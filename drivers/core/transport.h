@@ -226,14 +226,23 @@ void srdma_qp_closed(struct srdma_qp *qp);
  */
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 
+/*
+ * WQEs or completions per hold of a QP's state_lock, which is taken with
+ * interrupts off: a ring has up to 16K slots. A walk with more to do
+ * goes on after dropping the lock: at once if its caller may sleep,
+ * else in a work item.
+ */
+#define SRDMA_RING_BATCH 64
+
 /**
  * srdma_sq_run() - fetch what was posted to the send queue and start it
  * @qp: the QP
+ * @may_sleep: the caller may sleep, so may go on past one batch
  *
  * In RTS calls @sq_kick for WQEs that need the wire; in ERR flushes.
  * Any context.
  */
-void srdma_sq_run(struct srdma_qp *qp);
+void srdma_sq_run(struct srdma_qp *qp, bool may_sleep);
 
 /**
  * srdma_sq_wqe_done() - the transport finished a send WQE
@@ -249,10 +258,11 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 /**
  * srdma_flush() - complete every outstanding WQE of a QP in ERR
  * @qp: the QP
+ * @may_sleep: as for srdma_sq_run()
  *
  * With IB_WC_WR_FLUSH_ERR, after the one that failed. Any context.
  */
-void srdma_flush(struct srdma_qp *qp);
+void srdma_flush(struct srdma_qp *qp, bool may_sleep);
 
 /**
  * srdma_cq_post() - post one completion

@@ -307,6 +307,11 @@ void roce_req_run(struct roce_qp *rqp)
 		rw = to_rswqe(w);
 
 		if (w->state == SRDMA_WQE_DONE) {
+			/* local WQEs, finished: a ring of them is a long walk */
+			if (!budget--) {
+				queue_work(srdma_unbound_wq, &rqp->tx_work);
+				break;
+			}
 			rqp->req_cur++;
 			continue;
 		}

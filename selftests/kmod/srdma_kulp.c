@@ -35,7 +35,9 @@ module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "how long to wait for each completion");
 
 #define KULP_LEN	4000		/* bytes per transfer: 4 packets */
-#define KULP_WRS	16
+#define KULP_WRS	256		/* room for a chain of KULP_CHAIN */
+#define KULP_CHAIN	200		/* WRs per chain: over 3 of srdma's batches */
+#define KULP_PIECE	16		/* bytes per WR of a chain */
 #define KULP_BAD_KEY	0xfffffffeU	/* a key no MR or MW of the test has */
 
 /* One work request's completion, as its CQ's callback saw it. */
@@ -61,6 +63,14 @@ struct kulp_pair {
 	u64 adma, bdma;
 	struct completion fatal;	/* QP_FATAL on a */
 	struct kulp_wc wc[8];
+};
+
+/* Completions of many work requests, counted down. */
+struct kulp_count {
+	struct ib_cqe cqe;
+	atomic_t left;
+	atomic_t failed;		/* any status but success */
+	struct completion done;
 };
 
 /* A post from a hard interrupt. */
@@ -639,6 +649,128 @@ static int kulp_drain(struct kulp_pair *p, const char **why)
 	return 0;
 }
 
+static void kulp_count_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kulp_count *c = container_of(wc->wr_cqe, struct kulp_count,
+					    cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		atomic_inc(&c->failed);
+	if (atomic_dec_and_test(&c->left))
+		complete(&c->done);
+}
+
+static void kulp_count_init(struct kulp_count *c, int n)
+{
+	c->cqe.done = kulp_count_done;
+	atomic_set(&c->left, n);
+	atomic_set(&c->failed, 0);
+	init_completion(&c->done);
+}
+
+static int kulp_count_wait(struct kulp_count *c, const char *what,
+			   const char **why)
+{
+	if (!wait_for_completion_timeout(&c->done,
+					 msecs_to_jiffies(timeout_ms))) {
+		pr_info("%s: %d of %d completions missing\n", what,
+			atomic_read(&c->left), KULP_CHAIN);
+		*why = "a chain's completions are missing";
+		return -ETIMEDOUT;
+	}
+	if (atomic_read(&c->failed)) {
+		pr_info("%s: %d completions failed\n", what,
+			atomic_read(&c->failed));
+		*why = "a chain's completions failed";
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * A chain of KULP_CHAIN SENDs, KULP_PIECE bytes each, posted in one
+ * ib_post_send with interrupts off or from a hard interrupt: more than
+ * srdma fetches in one hold of its lock, so the rest is fetched later,
+ * in process context. Every send and receive completes, and b's page
+ * holds a's bytes in order.
+ */
+static int kulp_chain(struct kulp_pair *p, bool hardirq, const char **why)
+{
+	struct kulp_count *sc, *rc;
+	struct ib_send_wr *swr;
+	struct ib_recv_wr *rwr;
+	struct ib_sge *sge;
+	unsigned long flags;
+	int i, ret;
+
+	BUILD_BUG_ON(KULP_CHAIN * KULP_PIECE > PAGE_SIZE);
+	sc = kzalloc(2 * sizeof(*sc), GFP_KERNEL);
+	swr = kcalloc(KULP_CHAIN, sizeof(*swr), GFP_KERNEL);
+	rwr = kcalloc(KULP_CHAIN, sizeof(*rwr), GFP_KERNEL);
+	sge = kcalloc(2 * KULP_CHAIN, sizeof(*sge), GFP_KERNEL);
+	if (!sc || !swr || !rwr || !sge) {
+		*why = "no memory";
+		ret = -ENOMEM;
+		goto out;
+	}
+	rc = &sc[1];
+	kulp_count_init(sc, KULP_CHAIN);
+	kulp_count_init(rc, KULP_CHAIN);
+	kulp_fill(p->abuf, hardirq ? 9 : 7);
+	for (i = 0; i < KULP_CHAIN; i++) {
+		struct ib_sge *s = &sge[2 * i], *r = &sge[2 * i + 1];
+
+		*s = (struct ib_sge){ .addr = p->adma + i * KULP_PIECE,
+				      .length = KULP_PIECE,
+				      .lkey = p->pd->local_dma_lkey };
+		*r = (struct ib_sge){ .addr = p->bdma + i * KULP_PIECE,
+				      .length = KULP_PIECE,
+				      .lkey = p->pd->local_dma_lkey };
+		swr[i] = (struct ib_send_wr){ .wr_cqe = &sc->cqe,
+					      .sg_list = s, .num_sge = 1,
+					      .opcode = IB_WR_SEND,
+					      .send_flags = IB_SEND_SIGNALED };
+		rwr[i] = (struct ib_recv_wr){ .wr_cqe = &rc->cqe,
+					      .sg_list = r, .num_sge = 1 };
+		if (i) {
+			swr[i - 1].next = &swr[i];
+			rwr[i - 1].next = &rwr[i];
+		}
+	}
+	local_irq_save(flags);
+	ret = ib_post_recv(p->b, rwr, NULL);
+	local_irq_restore(flags);
+	if (ret) {
+		*why = "ib_post_recv of a chain failed";
+		goto out;
+	}
+	ret = kulp_post(p->a, swr, hardirq, why) ?:
+	      kulp_count_wait(sc, "sends", why) ?:
+	      kulp_count_wait(rc, "receives", why);
+	if (ret)
+		goto out;
+	if (memcmp(p->abuf, p->bbuf, KULP_CHAIN * KULP_PIECE)) {
+		*why = "b's page does not hold a's bytes in order";
+		ret = -EIO;
+	}
+out:
+	kfree(sge);
+	kfree(rwr);
+	kfree(swr);
+	kfree(sc);
+	return ret;
+}
+
+static int kulp_chain_irqs_off(struct kulp_pair *p, const char **why)
+{
+	return kulp_chain(p, false, why);
+}
+
+static int kulp_chain_hardirq(struct kulp_pair *p, const char **why)
+{
+	return kulp_chain(p, true, why);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct kulp_pair *p, const char **why);
@@ -649,6 +781,8 @@ static const struct {
 	{ "fatal_irqs_off", kulp_fatal_irqs_off },
 	{ "fatal_hardirq", kulp_fatal_hardirq },
 	{ "drain", kulp_drain },
+	{ "chain_irqs_off", kulp_chain_irqs_off },
+	{ "chain_hardirq", kulp_chain_hardirq },
 };
 
 static int __init kulp_init(void)
