@@ -47,13 +47,20 @@ int iw_sock_send(struct socket *s, const void *buf, size_t len)
 int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 		const void *pdata, u8 pdata_len)
 {
+	/*
+	 * What follows the frame header is one area: the RFC 6581 IRD/ORD
+	 * (enhanced MPA only), then the ULP's private data. One array, so
+	 * that FORTIFY_SOURCE sees the private data's real room.
+	 */
 	struct {
 		struct mpa_frame f;
-		struct mpa_v2_params v2;
-		u8 pdata[U8_MAX];
+		union {
+			struct mpa_v2_params v2;
+			u8 area[sizeof(struct mpa_v2_params) + U8_MAX];
+		};
 	} __packed msg = {};
 	u32 v2_len = ep->enhanced ? sizeof(msg.v2) : 0;
-	u8 *pd = ep->enhanced ? msg.pdata : (u8 *)&msg.v2;
+	u8 *pd = msg.area + v2_len;
 
 	memcpy(msg.f.key, request ? MPA_KEY_REQ : MPA_KEY_REP, MPA_KEY_LEN);
 	msg.f.rev = ep->rev;
