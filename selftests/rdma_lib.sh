@@ -184,6 +184,7 @@ server_listening() {
 	timeout 5 rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' ||
 		ss -ltn 2> /dev/null | grep -q ':18515 '
 }
+server_gone() { ! server_listening; }
 
 # perftest 4.5-0.17 (Debian 12) cannot retry its rdma_cm connection: when
 # the client's first connect is refused because the server is not yet
@@ -217,6 +218,9 @@ pair() {
 			echo "pair: perftest's client was refused once and cannot retry (perftest 4.5 bug): new server"
 			kill "$spid" 2> /dev/null
 			wait "$spid" 2> /dev/null
+			# its listener goes with its file, maybe later: a new
+			# server binding the port before that fails
+			wait_for 30 server_gone
 			"${srv[@]}" &
 			spid=$!
 			wait_for 30 server_listening
