@@ -280,7 +280,7 @@ static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
  */
 static void srdma_ring_defer(struct srdma_qp *qp)
 {
-	if (refcount_inc_not_zero(&qp->ref) &&
+	if (srdma_qp_tryget(qp) &&
 	    !queue_work(srdma_unbound_wq, &qp->ring_work))
 		srdma_qp_put(qp);
 }

@@ -128,7 +128,7 @@ struct srdma_dev {
 	enum ib_port_state last_state;
 	bool tp_ready;			/* tp->dev_init succeeded */
 
-	struct xarray qps;		/* qpn -> qp, lookups under RCU */
+	struct xarray qps;		/* qpn -> qp handle, lookups under RCU */
 	struct xarray keys;		/* key index -> srdma_mem, RCU */
 	struct xarray ahs;		/* ah_num -> ah */
 	u32 next_qpn;
@@ -334,10 +334,22 @@ static inline void srdma_qp_stats_pkt(struct srdma_qp_stats *st, bool tx,
 	}
 }
 
+/*
+ * What dev->qps maps a QPN to. Lookups are lockless (RCU) and ib_core
+ * frees the QP as soon as destroy_qp returns, so the count that lookups
+ * take cannot live in the QP without a grace period per destroy: it
+ * lives here, and only this small handle waits for one (kfree_rcu).
+ */
+struct srdma_qp_handle {
+	refcount_t ref;			/* the QP's own + each holder */
+	struct completion released;	/* ref reached zero */
+	struct srdma_qp *qp;
+	struct rcu_head rcu;
+};
+
 struct srdma_qp {
 	struct ib_qp ibqp;
-	refcount_t ref;			/* lookups by the transports */
-	struct completion released;
+	struct srdma_qp_handle *handle;	/* lookups by the transports */
 	struct mutex modify_lock;	/* serialises modify_qp */
 	spinlock_t state_lock;		/* state vs. posting and flushing */
 	enum ib_qp_state state;

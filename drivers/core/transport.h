@@ -179,7 +179,18 @@ enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
 struct srdma_qp *srdma_qp_get(struct srdma_dev *dev, u32 qpn);
 
 /**
- * srdma_qp_put() - drop a reference from srdma_qp_get()
+ * srdma_qp_tryget() - take another reference on a QP
+ * @qp: a QP the caller reaches while it cannot be freed (a verb on it,
+ *	a reference already held)
+ *
+ * For deferred work on the QP, any context. destroy_qp waits for it.
+ *
+ * Return: false once destroy has begun: then no reference is taken.
+ */
+bool srdma_qp_tryget(struct srdma_qp *qp);
+
+/**
+ * srdma_qp_put() - drop a reference from srdma_qp_get() or srdma_qp_tryget()
  * @qp: the QP
  */
 void srdma_qp_put(struct srdma_qp *qp);
