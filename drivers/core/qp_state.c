@@ -161,6 +161,11 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	err = srdma_check_values(qp, attr, mask, &av);
 	if (err)
 		goto out;
+	if (dev->tp->modify_qp_prepare) {
+		err = dev->tp->modify_qp_prepare(qp, attr, mask);
+		if (err)
+			goto out;
+	}
 	srdma_apply_values(qp, attr, mask, &av);
 	/* nothing may still use the rings that RESET empties */
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && dev->tp->qp_reset)

@@ -58,6 +58,10 @@ struct rdma_link_ops;
  *	attribute mask @mask? It may change *@next. Called with the QP's
  *	modify_lock held. Without it the IB rules apply
  *	(ib_modify_qp_is_ok()).
+ * @modify_qp_prepare: optional; modify_qp is about to apply the checked
+ *	attributes @attr of @mask: set up what their new values need (RoCE:
+ *	responder resources for max_dest_rd_atomic). A failure fails
+ *	modify_qp with nothing changed. Process context, modify_lock held.
  * @dev_init: optional; set up a new device before it is registered.
  *	Process context. A failure fails ``rdma link add``.
  * @dev_fini: optional; undo @dev_init when the device is freed (only if
@@ -110,6 +114,8 @@ struct srdma_transport {
 	u32 rc_opcodes;
 	bool (*modify_qp_ok)(struct srdma_qp *qp, enum ib_qp_state cur,
 			     enum ib_qp_state *next, int mask);
+	int (*modify_qp_prepare)(struct srdma_qp *qp,
+				 const struct ib_qp_attr *attr, int mask);
 
 	int (*dev_init)(struct srdma_dev *dev);
 	void (*dev_fini)(struct srdma_dev *dev);
