@@ -145,18 +145,27 @@ enum iw_rx_state {
 	IW_RX_DEAD,		/* after a protocol error: discard */
 };
 
-/* A read (or atomic) this side owes its peer. */
+/*
+ * A read (or atomic) this side owes its peer. A QP keeps IW_MAX_IRD of
+ * them, so the two kinds share their fields: 48 bytes, not 64.
+ */
 struct iw_rresp {
-	struct srdma_mem *mem;		/* NULL for zero length */
-	u32 src_stag;			/* checked again for every FPDU */
-	u64 src_to;
-	u32 size;
-	u32 sent;
-	u32 sink_stag;
-	u64 sink_to;
+	struct srdma_mem *mem;		/* read: NULL for zero length */
+	union {
+		struct {		/* read */
+			u64 src_to;
+			u64 sink_to;
+			u32 src_stag;	/* checked again for every FPDU */
+			u32 size;
+			u32 sent;
+			u32 sink_stag;
+		};
+		struct {		/* atomic */
+			u64 orig;	/* value before the operation */
+			u32 req_id;
+		};
+	};
 	bool atomic;
-	u32 req_id;
-	u64 orig;			/* atomic: value before the operation */
 };
 
 struct iw_rx {
