@@ -92,7 +92,7 @@ static void iw_qp_destroy(struct srdma_qp *qp)
 	cancel_work_sync(&iqp->tx_work);
 	iw_rx_release(iqp);
 	iw_tx_release(iqp);
-	kvfree(iqp->tx_buf);
+	iw_tx_buf_free(iqp);
 	kfree(iqp);
 	qp->tp_priv = NULL;
 }
