@@ -109,6 +109,19 @@ static int srdma_qp_number(struct srdma_dev *dev, struct srdma_qp *qp)
 	return 0;
 }
 
+/* The QP's entry in dev->qps, holding the QP's own reference. */
+static struct srdma_qp_handle *srdma_qp_handle_alloc(struct srdma_qp *qp)
+{
+	struct srdma_qp_handle *h = kzalloc(sizeof(*h), GFP_KERNEL);
+
+	if (!h)
+		return NULL;
+	refcount_set(&h->ref, 1);
+	init_completion(&h->released);
+	h->qp = qp;
+	return h;
+}
+
 int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -127,8 +140,11 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_count;
 	}
 
-	refcount_set(&qp->ref, 1);
-	init_completion(&qp->released);
+	qp->handle = srdma_qp_handle_alloc(qp);
+	if (!qp->handle) {
+		err = -ENOMEM;
+		goto err_count;
+	}
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->state_lock);
 	INIT_WORK(&qp->error_work, srdma_qp_error_work);
@@ -144,7 +160,7 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	err = srdma_qp_number(dev, qp);
 	if (err)
-		goto err_count;
+		goto err_handle;
 	err = srdma_qp_rings(qp, init, udata, &resp);
 	if (err)
 		goto err_qpn;
@@ -161,7 +177,7 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_tp;
 	}
-	xa_store(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL);
+	xa_store(&dev->qps, ibqp->qp_num, qp->handle, GFP_KERNEL);
 	return 0;
 
 err_tp:
@@ -171,6 +187,10 @@ err_rings:
 	srdma_qp_free_rings(qp);
 err_qpn:
 	xa_erase(&dev->qps, ibqp->qp_num);
+err_handle:
+	/* never published: nobody else can hold it */
+	kfree(qp->handle);
+	qp->handle = NULL;
 err_count:
 	atomic_dec(&dev->num_qp);
 	return err;
@@ -179,20 +199,28 @@ err_count:
 /* For the transports' receive paths: a referenced QP or NULL. */
 struct srdma_qp *srdma_qp_get(struct srdma_dev *dev, u32 qpn)
 {
-	struct srdma_qp *qp;
+	struct srdma_qp_handle *h;
+	struct srdma_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&dev->qps, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
+	h = xa_load(&dev->qps, qpn);
+	if (h && refcount_inc_not_zero(&h->ref))
+		qp = h->qp;
 	rcu_read_unlock();
 	return qp;
 }
 
+bool srdma_qp_tryget(struct srdma_qp *qp)
+{
+	return refcount_inc_not_zero(&qp->handle->ref);
+}
+
 void srdma_qp_put(struct srdma_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->released);
+	struct srdma_qp_handle *h = qp->handle;
+
+	if (refcount_dec_and_test(&h->ref))
+		complete(&h->released);
 }
 
 int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -203,11 +231,14 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	if (dev->tp->qp_release)
 		dev->tp->qp_release(qp);
-	/* no new lookups, then no lookups in flight, then no users */
+	/*
+	 * No new lookups, then no users. A lookup still in flight may see
+	 * the handle until a grace period has passed, but only a count of
+	 * zero, and kfree_rcu() keeps the handle until then.
+	 */
 	xa_erase(&dev->qps, ibqp->qp_num);
-	synchronize_rcu();
 	srdma_qp_put(qp);
-	wait_for_completion(&qp->released);
+	wait_for_completion(&qp->handle->released);
 
 	if (dev->tp->qp_destroy)
 		dev->tp->qp_destroy(qp);
@@ -215,6 +246,8 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	srdma_qp_free_rings(qp);
+	/* last: a srdma_qp_tryget() until here finds the count at zero */
+	kfree_rcu(qp->handle, rcu);
 	atomic_dec(&dev->num_qp);
 	return 0;
 }

@@ -161,6 +161,11 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	err = srdma_check_values(qp, attr, mask, &av);
 	if (err)
 		goto out;
+	if (dev->tp->modify_qp_prepare) {
+		err = dev->tp->modify_qp_prepare(qp, attr, mask);
+		if (err)
+			goto out;
+	}
 	srdma_apply_values(qp, attr, mask, &av);
 	/* nothing may still use the rings that RESET empties */
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && dev->tp->qp_reset)
@@ -277,7 +282,7 @@ static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 		return;
 	trace_srdma_qp_state(&qp->ibqp, old, IB_QPS_ERR);
 	if (in_hardirq()) {
-		if (refcount_inc_not_zero(&qp->ref) &&
+		if (srdma_qp_tryget(qp) &&
 		    !queue_work(srdma_unbound_wq, &qp->error_work))
 			srdma_qp_put(qp);
 		return;

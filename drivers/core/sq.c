@@ -13,12 +13,24 @@
 #include "srdma.h"
 #include "transport.h"
 
+/*
+ * One kernel copy per ring slot, each as large as the QP's own SGE and
+ * inline limits need. Only UD and GSI WQEs carry an address (96 bytes),
+ * after the SGEs: a connected QP's copies are the smaller for it.
+ */
 int srdma_swqe_alloc(struct srdma_qp *qp)
 {
 	u32 payload = max_t(u32, qp->sq.max_sge * sizeof(struct ib_sge),
 			    qp->sq.max_inline);
+	u32 size = ALIGN(sizeof(struct srdma_swqe) + payload, 8);
 
-	qp->swqe_size = ALIGN(sizeof(struct srdma_swqe) + payload, 8);
+	BUILD_BUG_ON(__alignof__(struct srdma_av) > 8);
+	qp->swqe_av_off = 0;
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		qp->swqe_av_off = size;
+		size = ALIGN(size + sizeof(struct srdma_av), 8);
+	}
+	qp->swqe_size = size;
 	qp->swqe_buf = kvcalloc(srdma_queue_slots(&qp->sq.q), qp->swqe_size,
 				GFP_KERNEL);
 	return qp->swqe_buf ? 0 : -ENOMEM;
@@ -151,7 +163,7 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 	}
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		if (srdma_ah_copy_av(qp_dev(qp), w->wr.wr.ud.ah_num,
-				     qp->ibqp.pd, &w->av))
+				     qp->ibqp.pd, srdma_swqe_av(qp, w)))
 			return IB_WC_LOC_QP_OP_ERR;
 	}
 	return IB_WC_SUCCESS;
@@ -280,7 +292,7 @@ static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
  */
 static void srdma_ring_defer(struct srdma_qp *qp)
 {
-	if (refcount_inc_not_zero(&qp->ref) &&
+	if (srdma_qp_tryget(qp) &&
 	    !queue_work(srdma_unbound_wq, &qp->ring_work))
 		srdma_qp_put(qp);
 }

@@ -128,7 +128,7 @@ struct srdma_dev {
 	enum ib_port_state last_state;
 	bool tp_ready;			/* tp->dev_init succeeded */
 
-	struct xarray qps;		/* qpn -> qp, lookups under RCU */
+	struct xarray qps;		/* qpn -> qp handle, lookups under RCU */
 	struct xarray keys;		/* key index -> srdma_mem, RCU */
 	struct xarray ahs;		/* ah_num -> ah */
 	u32 next_qpn;
@@ -252,8 +252,8 @@ struct srdma_swqe {
 	u32 done;			/* read/atomic: bytes placed locally */
 	u8 tp_priv[SRDMA_SWQE_TP_SIZE] __aligned(8);
 	struct ib_mr *reg_mr;		/* IB_WR_REG_MR from kernel QPs */
-	struct srdma_av av;		/* UD: copied from the AH at post */
 	void *inline_data;		/* points into sge[] storage */
+	/* then UD QPs only: the address (srdma_swqe_av()) */
 	struct ib_sge sge[];
 };
 
@@ -334,10 +334,22 @@ static inline void srdma_qp_stats_pkt(struct srdma_qp_stats *st, bool tx,
 	}
 }
 
+/*
+ * What dev->qps maps a QPN to. Lookups are lockless (RCU) and ib_core
+ * frees the QP as soon as destroy_qp returns, so the count that lookups
+ * take cannot live in the QP without a grace period per destroy: it
+ * lives here, and only this small handle waits for one (kfree_rcu).
+ */
+struct srdma_qp_handle {
+	refcount_t ref;			/* the QP's own + each holder */
+	struct completion released;	/* ref reached zero */
+	struct srdma_qp *qp;
+	struct rcu_head rcu;
+};
+
 struct srdma_qp {
 	struct ib_qp ibqp;
-	refcount_t ref;			/* lookups by the transports */
-	struct completion released;
+	struct srdma_qp_handle *handle;	/* lookups by the transports */
 	struct mutex modify_lock;	/* serialises modify_qp */
 	spinlock_t state_lock;		/* state vs. posting and flushing */
 	enum ib_qp_state state;
@@ -350,6 +362,7 @@ struct srdma_qp {
 	struct srdma_wq sq;
 	u8 *swqe_buf;			/* kernel copy, one per SQ slot */
 	u32 swqe_size;
+	u32 swqe_av_off;		/* UD: where in a WQE its address is */
 	/* free-running counters; the ring slot is the counter & index_mask */
 	u32 sq_fetch;			/* next WQE to fetch */
 	u32 sq_cons;			/* oldest WQE not yet completed */
@@ -373,6 +386,13 @@ static inline struct srdma_swqe *srdma_swqe_at(struct srdma_qp *qp, u32 index)
 {
 	return (struct srdma_swqe *)(qp->swqe_buf +
 		(size_t)(index & qp->sq.q.index_mask) * qp->swqe_size);
+}
+
+/* A UD or GSI QP's WQE: the address copied from the AH at fetch. */
+static inline struct srdma_av *srdma_swqe_av(struct srdma_qp *qp,
+					     struct srdma_swqe *w)
+{
+	return (struct srdma_av *)((u8 *)w + qp->swqe_av_off);
 }
 
 static inline struct srdma_dev *qp_dev(struct srdma_qp *qp)

@@ -58,6 +58,10 @@ struct rdma_link_ops;
  *	attribute mask @mask? It may change *@next. Called with the QP's
  *	modify_lock held. Without it the IB rules apply
  *	(ib_modify_qp_is_ok()).
+ * @modify_qp_prepare: optional; modify_qp is about to apply the checked
+ *	attributes @attr of @mask: set up what their new values need (RoCE:
+ *	responder resources for max_dest_rd_atomic). A failure fails
+ *	modify_qp with nothing changed. Process context, modify_lock held.
  * @dev_init: optional; set up a new device before it is registered.
  *	Process context. A failure fails ``rdma link add``.
  * @dev_fini: optional; undo @dev_init when the device is freed (only if
@@ -110,6 +114,8 @@ struct srdma_transport {
 	u32 rc_opcodes;
 	bool (*modify_qp_ok)(struct srdma_qp *qp, enum ib_qp_state cur,
 			     enum ib_qp_state *next, int mask);
+	int (*modify_qp_prepare)(struct srdma_qp *qp,
+				 const struct ib_qp_attr *attr, int mask);
 
 	int (*dev_init)(struct srdma_dev *dev);
 	void (*dev_fini)(struct srdma_dev *dev);
@@ -179,7 +185,18 @@ enum ib_mtu srdma_mtu_for_netdev(struct srdma_dev *dev);
 struct srdma_qp *srdma_qp_get(struct srdma_dev *dev, u32 qpn);
 
 /**
- * srdma_qp_put() - drop a reference from srdma_qp_get()
+ * srdma_qp_tryget() - take another reference on a QP
+ * @qp: a QP the caller reaches while it cannot be freed (a verb on it,
+ *	a reference already held)
+ *
+ * For deferred work on the QP, any context. destroy_qp waits for it.
+ *
+ * Return: false once destroy has begun: then no reference is taken.
+ */
+bool srdma_qp_tryget(struct srdma_qp *qp);
+
+/**
+ * srdma_qp_put() - drop a reference from srdma_qp_get() or srdma_qp_tryget()
  * @qp: the QP
  */
 void srdma_qp_put(struct srdma_qp *qp);

@@ -382,8 +382,7 @@ static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
 	iw_rx_reset(iqp);
 	iw_tx_reset(iqp);
 	iqp->conn = ep->conn;
-	iqp->max_payload = (mss - MPA_LEN_SIZE - MPA_CRC_SIZE -
-			    sizeof(struct ddp_untagged_hdr)) & ~3U;
+	iqp->max_payload = iw_max_payload(mss);
 	iqp->ep = ep;
 	iqp->claim_attached = true;
 	iqp->sock = ep->sock;
@@ -407,13 +406,11 @@ static int iw_ep_attach(struct iw_ep *ep)
 	u32 mss;
 	int err;
 
-	if (!iqp->tx_buf) {
-		iqp->tx_buf = kvmalloc(IW_TX_BUF_SIZE, GFP_KERNEL);
-		if (!iqp->tx_buf)
-			return -ENOMEM;
-	}
 	/* one FPDU per TCP segment where the MSS allows it */
 	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IW_MAX_FPDU);
+	err = iw_tx_buf_alloc(iqp, iw_max_payload(mss));
+	if (err)
+		return err;
 	mutex_lock(&qp->modify_lock);
 	err = iw_ep_attach_locked(ep, mss);
 	mutex_unlock(&qp->modify_lock);
@@ -552,6 +549,7 @@ static void iw_close_work(struct work_struct *work)
 	iw_tx_release(iqp);
 	iqp->orq_head = iqp->orq_tail;
 	spin_unlock_bh(&iqp->lock);
+	iw_tx_buf_free(iqp);
 	/* done with the QP: a reset waiting for us may go on */
 	iw_qp_unclaim(qp, ep);
 

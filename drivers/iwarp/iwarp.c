@@ -26,9 +26,10 @@ static int srdma_iw_query_gid(struct ib_device *ibdev, u32 port, int index,
 	return 0;
 }
 
+/* Right after srdma_iw_get_qp(), which the consumer's QP came from. */
 static void srdma_iw_add_ref(struct ib_qp *ibqp)
 {
-	refcount_inc(&to_sqp(ibqp)->ref);
+	WARN_ON_ONCE(!srdma_qp_tryget(to_sqp(ibqp)));
 }
 
 static void srdma_iw_rem_ref(struct ib_qp *ibqp)
@@ -39,8 +40,13 @@ static void srdma_iw_rem_ref(struct ib_qp *ibqp)
 /* iw_cm takes its own reference with iw_add_ref right after this. */
 static struct ib_qp *srdma_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
-	struct srdma_qp *qp = xa_load(&to_sdev(ibdev)->qps, qpn);
+	struct srdma_qp_handle *h;
+	struct srdma_qp *qp;
 
+	rcu_read_lock();
+	h = xa_load(&to_sdev(ibdev)->qps, qpn);
+	qp = h ? h->qp : NULL;
+	rcu_read_unlock();
 	return qp ? &qp->ibqp : NULL;
 }
 
@@ -86,7 +92,7 @@ static void iw_qp_destroy(struct srdma_qp *qp)
 	cancel_work_sync(&iqp->tx_work);
 	iw_rx_release(iqp);
 	iw_tx_release(iqp);
-	kvfree(iqp->tx_buf);
+	iw_tx_buf_free(iqp);
 	kfree(iqp);
 	qp->tp_priv = NULL;
 }

@@ -28,7 +28,8 @@
 /* Longest header an FPDU can start with: untagged + atomic request. */
 #define IW_MAX_HDR	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) + \
 			 sizeof(struct rdmap_atomic_req))
-#define IW_TX_BUF_SIZE	(64 * 1024)
+#define IW_TX_BUF_SIZE	(64 * 1024)	/* the most a transmit buffer holds */
+#define IW_TX_BUF_FPDUS	8		/* full FPDUs it holds, below that */
 #define IW_MAX_FPDU	(16 * 1024)	/* cap on one FPDU, below the buffer */
 #define IW_MPA_TIMEOUT	(10 * HZ)	/* whole set-up: TCP connect and MPA */
 #define IW_ACCEPT_TIMEOUT IW_MPA_TIMEOUT /* a request iw_cm leaves unanswered */
@@ -145,18 +146,27 @@ enum iw_rx_state {
 	IW_RX_DEAD,		/* after a protocol error: discard */
 };
 
-/* A read (or atomic) this side owes its peer. */
+/*
+ * A read (or atomic) this side owes its peer. A QP keeps IW_MAX_IRD of
+ * them, so the two kinds share their fields: 48 bytes, not 64.
+ */
 struct iw_rresp {
-	struct srdma_mem *mem;		/* NULL for zero length */
-	u32 src_stag;			/* checked again for every FPDU */
-	u64 src_to;
-	u32 size;
-	u32 sent;
-	u32 sink_stag;
-	u64 sink_to;
+	struct srdma_mem *mem;		/* read: NULL for zero length */
+	union {
+		struct {		/* read */
+			u64 src_to;
+			u64 sink_to;
+			u32 src_stag;	/* checked again for every FPDU */
+			u32 size;
+			u32 sent;
+			u32 sink_stag;
+		};
+		struct {		/* atomic */
+			u64 orig;	/* value before the operation */
+			u32 req_id;
+		};
+	};
 	bool atomic;
-	u32 req_id;
-	u64 orig;			/* atomic: value before the operation */
 };
 
 struct iw_rx {
@@ -217,7 +227,8 @@ struct iw_qp {
 	/* transmit: whoever holds tx_mutex is the only writer */
 	struct work_struct tx_work;
 	struct mutex tx_mutex;		/* one writer on the socket */
-	u8 *tx_buf;
+	u8 *tx_buf;			/* while attached (iw_tx_buf_alloc) */
+	u32 tx_buf_size;
 	u32 tx_len;
 	u32 tx_off;
 	u32 tx_idx;			/* next SQ WQE to put on the wire */
@@ -241,6 +252,13 @@ struct iw_qp {
 static inline struct iw_qp *to_iwqp(struct srdma_qp *qp)
 {
 	return qp->tp_priv;
+}
+
+/* The payload of one FPDU on a TCP connection with this MSS. */
+static inline u32 iw_max_payload(u32 mss)
+{
+	return (mss - MPA_LEN_SIZE - MPA_CRC_SIZE -
+		sizeof(struct ddp_untagged_hdr)) & ~3U;
 }
 
 /* iWARP's part of a send WQE (its tp_priv). Zero when fetched. */
@@ -317,6 +335,8 @@ void iw_tx_write_space(struct sock *sk);
 void iw_tx_kick(struct iw_qp *iqp);
 void iw_tx_post(struct iw_qp *iqp);
 int iw_tx_terminate(struct iw_qp *iqp, struct socket *s);
+int iw_tx_buf_alloc(struct iw_qp *iqp, u32 max_payload);
+void iw_tx_buf_free(struct iw_qp *iqp);
 void iw_tx_reset(struct iw_qp *iqp);
 void iw_tx_release(struct iw_qp *iqp);
 u32 iw_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc);

@@ -239,8 +239,8 @@ int iw_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
  * QP; for a user's id (librdmacm creates the QP through uverbs) only the
  * iw_cm id of the QP's connection leads back: rdma_cm makes its private
  * id, whose first member is the rdma_cm_id, the iw_cm id's context. The
- * pointers are compared, never followed. Under RCU (the QP's tp_priv
- * outlives it, qp.c).
+ * pointers are compared, never followed. With a reference on the QP:
+ * destroy frees tp_priv only once the last one is dropped.
  */
 static bool iw_obs_qp_of(struct srdma_qp *qp, struct rdma_cm_id *id)
 {
@@ -265,17 +265,23 @@ int iw_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id)
 {
 	struct srdma_dev *dev = to_sdev(id->device);
 	struct srdma_qp *qp, *found = NULL;
+	struct srdma_qp_handle *h;
 	struct iw_obs_snap s;
 	struct nlattr *table;
 	unsigned long index;
 	u32 qpn;
 
 	rcu_read_lock();
-	xa_for_each(&dev->qps, index, qp) {
-		if (iw_obs_qp_of(qp, id) && refcount_inc_not_zero(&qp->ref)) {
+	xa_for_each(&dev->qps, index, h) {
+		/* the reference first: it keeps the QP and its tp_priv */
+		if (!refcount_inc_not_zero(&h->ref))
+			continue;
+		qp = h->qp;
+		if (iw_obs_qp_of(qp, id)) {
 			found = qp;
 			break;
 		}
+		srdma_qp_put(qp);
 	}
 	rcu_read_unlock();
 	if (!found)

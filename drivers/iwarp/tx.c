@@ -15,10 +15,15 @@
 #include "iwarp.h"
 #include "trace.h"
 
-/* Room one more FPDU needs in the buffer, at worst. */
+/* Room one more FPDU of @max_payload needs in the buffer, at worst. */
+static u32 iw_fpdu_room_for(u32 max_payload)
+{
+	return max_payload + IW_MAX_HDR + 3 + MPA_CRC_SIZE;
+}
+
 static u32 iw_fpdu_room(struct iw_qp *iqp)
 {
-	return iqp->max_payload + IW_MAX_HDR + 3 + MPA_CRC_SIZE;
+	return iw_fpdu_room_for(iqp->max_payload);
 }
 
 /* Start an FPDU in the buffer: returns where its ULPDU begins. */
@@ -356,7 +361,7 @@ static int iw_tx_push(struct iw_qp *iqp, struct socket *s,
 
 static void iw_tx_fill(struct iw_qp *iqp)
 {
-	while (IW_TX_BUF_SIZE - iqp->tx_len >= iw_fpdu_room(iqp)) {
+	while (iqp->tx_buf_size - iqp->tx_len >= iw_fpdu_room(iqp)) {
 		if (iw_tx_response(iqp))
 			continue;
 		if (!iw_tx_sq(iqp))
@@ -492,6 +497,45 @@ int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
 	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) +
 		    sizeof(struct rdmap_term) + iqp->term_hdr_len);
 	return iw_tx_push(iqp, s, &deadline);
+}
+
+/*
+ * The buffer a connection's FPDUs are built in, sized for IW_TX_BUF_FPDUS
+ * of them (a power of two, at most IW_TX_BUF_SIZE): 16 KiB for the MSS of
+ * a 1500-byte MTU, 64 KiB from an MSS of about 4 KiB up. It lives while
+ * the QP is attached, from before the attach to the detach, and not for
+ * the QP's whole life. Process context, tx quiet (not attached).
+ */
+int iw_tx_buf_alloc(struct iw_qp *iqp, u32 max_payload)
+{
+	u32 size = min_t(u32, IW_TX_BUF_SIZE,
+			 roundup_pow_of_two(IW_TX_BUF_FPDUS *
+					    iw_fpdu_room_for(max_payload)));
+	u8 *buf;
+
+	BUILD_BUG_ON(IW_MAX_FPDU + IW_MAX_HDR + 3 + MPA_CRC_SIZE >
+		     IW_TX_BUF_SIZE);
+	if (iqp->tx_buf && iqp->tx_buf_size == size)
+		return 0;
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	iw_tx_buf_free(iqp);
+	mutex_lock(&iqp->tx_mutex);
+	iqp->tx_buf = buf;
+	iqp->tx_buf_size = size;
+	mutex_unlock(&iqp->tx_mutex);
+	return 0;
+}
+
+/* Detached, or destroyed: nothing sends from the buffer any more. */
+void iw_tx_buf_free(struct iw_qp *iqp)
+{
+	mutex_lock(&iqp->tx_mutex);
+	kvfree(iqp->tx_buf);
+	iqp->tx_buf = NULL;
+	iqp->tx_buf_size = 0;
+	mutex_unlock(&iqp->tx_mutex);
 }
 
 /* Drop what the transmit side holds: buffered bytes, owed responses. */

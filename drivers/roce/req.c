@@ -118,7 +118,7 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	u32 paylen = rd ? 0 : min(mtu, w->length - min(off, w->length));
 	bool last = rd || psn == rw->last_psn;
 	u8 op = roce_req_opcode(w, idx == 0, last);
-	const struct srdma_av *av = ud ? &w->av : &qp->attr.av;
+	const struct srdma_av *av = ud ? srdma_swqe_av(qp, w) : &qp->attr.av;
 	u32 hdr_len = roce_ops[op].hdr_len +
 		      (ud ? sizeof(struct roce_deth) : 0);
 	unsigned int bth_flags = 0;

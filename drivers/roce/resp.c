@@ -414,6 +414,37 @@ void roce_resp_flush(struct roce_qp *rqp)
 }
 
 /*
+ * An RC QP keeps one responder resource per READ or atomic a requester
+ * within max_dest_rd_atomic can have outstanding (at least one): those
+ * are all a duplicate can ask for again. Grown when modify_qp raises the
+ * limit, never shrunk, so that an SQD modify forgets no reply still
+ * owed; the old ones move over oldest first, for res_head to go on
+ * reusing the oldest. Process context.
+ */
+int roce_resp_grow(struct roce_qp *rqp, u32 max_dest_rd_atomic)
+{
+	u32 n = max_t(u32, max_dest_rd_atomic, 1);
+	struct roce_rdres *res, *old;
+	u32 i;
+
+	if (n <= rqp->nres)
+		return 0;
+	res = kcalloc(n, sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	spin_lock_bh(&rqp->lock);
+	old = rqp->res;
+	for (i = 0; i < rqp->nres; i++)
+		res[i] = old[(rqp->res_head + i) % rqp->nres];
+	rqp->res_head = rqp->nres;
+	rqp->res = res;
+	rqp->nres = n;
+	spin_unlock_bh(&rqp->lock);
+	kfree(old);
+	return 0;
+}
+
+/*
  * Destroy: no packet or work can reach the responder any more. A
  * receive held for a message in progress goes as on RESET.
  */

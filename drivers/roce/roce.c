@@ -45,12 +45,10 @@ static int roce_qp_init(struct srdma_qp *qp)
 	if (err)
 		goto err_free;
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		rqp->nres = SRDMA_MAX_RD_ATOMIC;
-		rqp->res = kcalloc(rqp->nres, sizeof(*rqp->res), GFP_KERNEL);
-		if (!rqp->res) {
-			err = -ENOMEM;
+		/* one until modify_qp sets max_dest_rd_atomic (INIT to RTR) */
+		err = roce_resp_grow(rqp, 1);
+		if (err)
 			goto err_net;
-		}
 	}
 	qp->tp_priv = rqp;
 	return 0;
@@ -80,6 +78,15 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	kfree(rqp->res);
 	kfree(rqp);
 	qp->tp_priv = NULL;
+}
+
+static int roce_modify_qp_prepare(struct srdma_qp *qp,
+				  const struct ib_qp_attr *attr, int mask)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    !(mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		return 0;
+	return roce_resp_grow(to_rqp(qp), attr->max_dest_rd_atomic);
 }
 
 static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
@@ -233,6 +240,7 @@ const struct srdma_transport srdma_roce_transport = {
 		    BIT(IB_QPT_GSI),
 	.qp_init_state = IB_QPS_RESET,
 	.rc_opcodes = BIT(SRDMA_WR_ATOMIC_WRITE),
+	.modify_qp_prepare = roce_modify_qp_prepare,
 	.dev_init = srdma_roce_dev_init,
 	.dev_fini = srdma_roce_dev_fini,
 	.qp_init = roce_qp_init,

@@ -157,7 +157,7 @@ struct roce_qp {
 	u32 wrkey;
 	u32 wresid;
 	u32 wlen;
-	struct roce_rdres *res;
+	struct roce_rdres *res;		/* RC: max_dest_rd_atomic of them */
 	u32 nres;
 	u32 res_head;
 	u32 rd_pending;			/* res[] with a reply to send */
@@ -303,6 +303,7 @@ void roce_resp_reset(struct roce_qp *rqp);
 void roce_resp_init(struct roce_qp *rqp);
 void roce_resp_flush(struct roce_qp *rqp);
 void roce_resp_destroy(struct roce_qp *rqp);
+int roce_resp_grow(struct roce_qp *rqp, u32 max_dest_rd_atomic);
 void roce_rd_cancel(struct roce_qp *rqp);
 
 /* observe.c APIs: */
