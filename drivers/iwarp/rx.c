@@ -157,55 +157,6 @@ static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
 		   iw_rdmap_key_code(err), IB_WC_SUCCESS);
 }
 
-/*
- * The header length (MPA length field, DDP and RDMAP headers) of an FPDU
- * whose DDP and RDMAP control bytes are @ddp and @rdmap, or -EPROTO.
- */
-int iw_rx_hdr_len(u8 ddp, u8 rdmap)
-{
-	u8 op = rdmap & RDMAP_OPCODE_MASK;
-	u32 len;
-
-	if (ddp & DDP_TAGGED) {
-		if (op != RDMAP_WRITE && op != RDMAP_READ_RESP)
-			return -EPROTO;
-		return MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr);
-	}
-	len = MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr);
-	switch (op) {
-	case RDMAP_SEND:
-	case RDMAP_SEND_INV:
-	case RDMAP_SEND_SE:
-	case RDMAP_SEND_SE_INV:
-		return len;
-	case RDMAP_READ_REQ:
-		return len + sizeof(struct rdmap_read_req);
-	case RDMAP_TERMINATE:
-		return len + sizeof(struct rdmap_term);
-	case RDMAP_ATOMIC_REQ:
-		return len + sizeof(struct rdmap_atomic_req);
-	case RDMAP_ATOMIC_RESP:
-		return len + sizeof(struct rdmap_atomic_resp);
-	default:
-		return -EPROTO;
-	}
-}
-
-static u32 iw_rx_qn_of(u8 op)
-{
-	switch (op) {
-	case RDMAP_READ_REQ:
-	case RDMAP_ATOMIC_REQ:
-		return DDP_QN_READ_REQ;
-	case RDMAP_TERMINATE:
-		return DDP_QN_TERMINATE;
-	case RDMAP_ATOMIC_RESP:
-		return DDP_QN_ATOMIC_RESP;
-	default:
-		return DDP_QN_SEND;
-	}
-}
-
 /* The oldest READ/atomic WQE still waiting for its answer, or NULL. */
 static struct srdma_swqe *iw_rx_orq_head(struct iw_qp *iqp)
 {
@@ -244,6 +195,7 @@ static bool iw_rx_ird_push(struct iw_qp *iqp, const struct iw_rresp *r)
 	return ok;
 }
 
+/* A Read Request is in: count it and queue the response we owe. */
 static void iw_rx_read_req(struct iw_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
@@ -258,6 +210,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 	};
 	int err;
 
+	iqp->rx.msn[DDP_QN_READ_REQ]++;
 	trace_srdma_iw_read_req(&qp->ibqp, false, rr);
 	if (r.size) {
 		r.mem = srdma_rkey_check(qp, r.src_stag, r.src_to, r.size,
@@ -294,6 +247,7 @@ static void iw_rx_atomic_req(struct iw_qp *iqp)
 	struct srdma_mem *mem;
 	int err;
 
+	iqp->rx.msn[DDP_QN_READ_REQ]++;
 	if (!iqp->conn.atomics ||
 	    (op != RDMAP_ATOMIC_CMP_SWAP && op != RDMAP_ATOMIC_FETCH_ADD)) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
@@ -325,6 +279,7 @@ static void iw_rx_atomic_resp(struct iw_qp *iqp)
 		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
 	struct srdma_swqe *w = iw_rx_orq_head(iqp);
 
+	iqp->rx.msn[DDP_QN_ATOMIC_RESP]++;
 	if (!w || (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
 	    be32_to_cpu(a->req_id) != to_iwswqe(w)->atomic_req_id) {
@@ -374,6 +329,198 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	srdma_qp_error(qp);
+}
+
+/* RDMA WRITE: place at the STag's address, checked by the header. */
+static void iw_rx_place_write(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	int err;
+
+	err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len, SRDMA_TO_MEM);
+	rx->iova += len;
+	if (err)
+		iw_rx_tagged_fail(iqp, -ERANGE);
+}
+
+/* READ response: place into the oldest outstanding READ's SGEs. */
+static void iw_rx_place_read_resp(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+	int err;
+
+	if (!w) {		/* the header found one: never */
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				 TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+		return;
+	}
+	err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len, SRDMA_TO_MEM);
+	w->done += len;
+	if (err) {
+		ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+				      "QP %u: read response placement: %d\n",
+				      qp->ibqp.qp_num, err);
+		/* our own READ's buffer is bad: fail it locally */
+		iw_rx_orq_pop(iqp);
+		rx->rd_active = false;
+		srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+				 TERM_RDMAP_CATASTROPHIC, 0, IB_WC_SUCCESS);
+	}
+}
+
+/* Place @len bytes of an untagged SEND into its receive. */
+static void iw_rx_place_recv(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct srdma_qp *qp = iqp->qp;
+	enum ib_wc_status status;
+
+	status = srdma_recv_place(qp, &iqp->rx.recv, p, len);
+	if (status == IB_WC_SUCCESS)
+		return;
+	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+			      "QP %u: receive placement: %s\n",
+			      qp->ibqp.qp_num, ib_wc_status_msg(status));
+	if (status == IB_WC_LOC_LEN_ERR)
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_TOO_LONG, status);
+	else
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+				 TERM_RDMAP_CATASTROPHIC, 0, status);
+}
+
+static void iw_rx_write_done(struct iw_qp *iqp)
+{
+	iw_rx_release(iqp);
+}
+
+/*
+ * The last Read Response of @w is in. A Read with Local Invalidate
+ * (rdma_rw's READ into an MR on iWARP) then invalidates its sink, as a
+ * LOCAL_INV would: its consumer registers the MR again without one.
+ * The sink is the first SGE's key, as on RNICs and siw: rdma_rw's
+ * invalidate_rkey is the key from before the REG_MR it posts ahead.
+ */
+static enum ib_wc_status iw_rx_read_status(struct srdma_qp *qp,
+					   struct srdma_swqe *w)
+{
+	if (w->done != w->length)
+		return IB_WC_LOC_LEN_ERR;
+	if (w->wr.opcode == IB_WR_RDMA_READ_WITH_INV &&
+	    (!w->num_sge || srdma_invalidate(qp, w->sge[0].lkey)))
+		return IB_WC_MW_BIND_ERR;
+	return IB_WC_SUCCESS;
+}
+
+static void iw_rx_read_resp_done(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_swqe *w;
+
+	if (!rx->last)
+		return;
+	w = iw_rx_orq_head(iqp);
+	if (!w)
+		return;
+	rx->rd_active = false;
+	iw_rx_orq_pop(iqp);
+	srdma_sq_wqe_done(iqp->qp, w, iw_rx_read_status(iqp->qp, w));
+}
+
+/* The last segment of a SEND is in: complete its receive. */
+static void iw_rx_send_done(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = rx->recv.len,
+	};
+	bool inv = rx->opcode == RDMAP_SEND_INV ||
+		   rx->opcode == RDMAP_SEND_SE_INV;
+	bool se = rx->opcode == RDMAP_SEND_SE ||
+		  rx->opcode == RDMAP_SEND_SE_INV;
+
+	if (!rx->last)
+		return;
+	rx->msn[DDP_QN_SEND]++;
+	if (inv && srdma_recv_invalidate(qp, &wc, be32_to_cpu(uh->ulp))) {
+		/* iw_rx_fail() completes the receive with the error */
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
+		srdma_qp_error(qp);
+}
+
+/*
+ * What each RDMAP opcode (RFC 5040 4.3, RFC 7306 5.1) is on receive: one
+ * row per opcode instead of a switch in every step. An opcode with no
+ * row (immediate data, 0xc-0xf) is not one a peer may send us; its
+ * header length is refused before anything else of the FPDU is read.
+ */
+struct iw_rx_op {
+	bool tagged;		/* DDP segment kind; the other is refused */
+	u8 hdr_len;		/* MPA length field, DDP and RDMAP headers */
+	u8 qn;			/* untagged: the DDP queue it arrives on */
+	/* payload bytes; NULL: none kept (the header step discards) */
+	void (*place)(struct iw_qp *iqp, const u8 *p, u32 len);
+	void (*done)(struct iw_qp *iqp);	/* FPDU in, CRC good */
+};
+
+#define IW_HDR_T	(MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr))
+#define IW_HDR_U	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr))
+#define IW_OP_T(pl, dn) \
+	{ .tagged = true, .hdr_len = IW_HDR_T, .place = (pl), .done = (dn) }
+#define IW_OP_U(q, rdmap_len, pl, dn) \
+	{ .hdr_len = IW_HDR_U + (rdmap_len), .qn = (q), \
+	  .place = (pl), .done = (dn) }
+#define IW_OP_SEND IW_OP_U(DDP_QN_SEND, 0, iw_rx_place_recv, iw_rx_send_done)
+
+static const struct iw_rx_op iw_rx_ops[RDMAP_OPCODE_MASK + 1] = {
+	[RDMAP_WRITE] = IW_OP_T(iw_rx_place_write, iw_rx_write_done),
+	[RDMAP_READ_REQ] = IW_OP_U(DDP_QN_READ_REQ,
+				   sizeof(struct rdmap_read_req),
+				   NULL, iw_rx_read_req),
+	[RDMAP_READ_RESP] = IW_OP_T(iw_rx_place_read_resp,
+				    iw_rx_read_resp_done),
+	[RDMAP_SEND] = IW_OP_SEND,
+	[RDMAP_SEND_INV] = IW_OP_SEND,
+	[RDMAP_SEND_SE] = IW_OP_SEND,
+	[RDMAP_SEND_SE_INV] = IW_OP_SEND,
+	[RDMAP_TERMINATE] = IW_OP_U(DDP_QN_TERMINATE,
+				    sizeof(struct rdmap_term),
+				    NULL, iw_rx_terminate),
+	[RDMAP_ATOMIC_REQ] = IW_OP_U(DDP_QN_READ_REQ,
+				     sizeof(struct rdmap_atomic_req),
+				     NULL, iw_rx_atomic_req),
+	[RDMAP_ATOMIC_RESP] = IW_OP_U(DDP_QN_ATOMIC_RESP,
+				      sizeof(struct rdmap_atomic_resp),
+				      NULL, iw_rx_atomic_resp),
+};
+
+/* The row of the current FPDU's opcode; rx->opcode is masked to fit. */
+static const struct iw_rx_op *iw_rx_op_of(const struct iw_rx *rx)
+{
+	return &iw_rx_ops[rx->opcode];
+}
+
+/*
+ * The header length (MPA length field, DDP and RDMAP headers) of an FPDU
+ * whose DDP and RDMAP control bytes are @ddp and @rdmap, or -EPROTO.
+ */
+int iw_rx_hdr_len(u8 ddp, u8 rdmap)
+{
+	const struct iw_rx_op *op = &iw_rx_ops[rdmap & RDMAP_OPCODE_MASK];
+
+	if (!op->hdr_len || op->tagged != !!(ddp & DDP_TAGGED))
+		return -EPROTO;
+	return op->hdr_len;
 }
 
 /* Header complete: check it and decide where the payload goes. */
@@ -463,7 +610,7 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 		u32 msn = be32_to_cpu(uh->msn);
 		u32 mo = be32_to_cpu(uh->mo);
 
-		if (qn >= DDP_QN_COUNT || qn != iw_rx_qn_of(rx->opcode)) {
+		if (qn != iw_rx_op_of(rx)->qn) {
 			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
 			return;
@@ -507,160 +654,22 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 	}
 }
 
-/* Place @len bytes of an untagged SEND into its receive. */
-static void iw_rx_place_recv(struct iw_qp *iqp, const u8 *p, u32 len)
-{
-	struct srdma_qp *qp = iqp->qp;
-	enum ib_wc_status status;
-
-	status = srdma_recv_place(qp, &iqp->rx.recv, p, len);
-	if (status == IB_WC_SUCCESS)
-		return;
-	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
-			      "QP %u: receive placement: %s\n",
-			      qp->ibqp.qp_num, ib_wc_status_msg(status));
-	if (status == IB_WC_LOC_LEN_ERR)
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_TOO_LONG, status);
-	else
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-				 TERM_RDMAP_CATASTROPHIC, 0, status);
-}
-
 /* Place @len payload bytes of the current FPDU. */
 static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
-	struct srdma_qp *qp = iqp->qp;
-	int err;
+	const struct iw_rx_op *op = iw_rx_op_of(&iqp->rx);
 
-	if (rx->discard)
-		return;
-	switch (rx->opcode) {
-	case RDMAP_WRITE:
-		err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len,
-				     SRDMA_TO_MEM);
-		rx->iova += len;
-		if (err)
-			iw_rx_tagged_fail(iqp, -ERANGE);
-		return;
-	case RDMAP_READ_RESP: {
-		struct srdma_swqe *w = iw_rx_orq_head(iqp);
-
-		if (!w) {		/* the header found one: never */
-			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-					 TERM_RDMAP_OPERATION,
-					 TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
-			return;
-		}
-		err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len,
-				     SRDMA_TO_MEM);
-		w->done += len;
-		if (err) {
-			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
-					      "QP %u: read response placement: %d\n",
-					      qp->ibqp.qp_num, err);
-			/* our own READ's buffer is bad: fail it locally */
-			iw_rx_orq_pop(iqp);
-			rx->rd_active = false;
-			srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
-			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-					 TERM_RDMAP_CATASTROPHIC, 0,
-					 IB_WC_SUCCESS);
-		}
-		return;
-	}
-	default:
-		iw_rx_place_recv(iqp, p, len);
-		return;
-	}
-}
-
-static void iw_rx_send_done(struct iw_qp *iqp)
-{
-	struct iw_rx *rx = &iqp->rx;
-	struct srdma_qp *qp = iqp->qp;
-	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
-	struct ib_wc wc = {
-		.status = IB_WC_SUCCESS,
-		.opcode = IB_WC_RECV,
-		.byte_len = rx->recv.len,
-	};
-	bool inv = rx->opcode == RDMAP_SEND_INV ||
-		   rx->opcode == RDMAP_SEND_SE_INV;
-	bool se = rx->opcode == RDMAP_SEND_SE ||
-		  rx->opcode == RDMAP_SEND_SE_INV;
-
-	rx->msn[DDP_QN_SEND]++;
-	if (inv && srdma_recv_invalidate(qp, &wc, be32_to_cpu(uh->ulp))) {
-		/* iw_rx_fail() completes the receive with the error */
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
-		return;
-	}
-	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
-		srdma_qp_error(qp);
-}
-
-/*
- * The last Read Response of @w is in. A Read with Local Invalidate
- * (rdma_rw's READ into an MR on iWARP) then invalidates its sink, as a
- * LOCAL_INV would: its consumer registers the MR again without one.
- * The sink is the first SGE's key, as on RNICs and siw: rdma_rw's
- * invalidate_rkey is the key from before the REG_MR it posts ahead.
- */
-static enum ib_wc_status iw_rx_read_status(struct srdma_qp *qp,
-					   struct srdma_swqe *w)
-{
-	if (w->done != w->length)
-		return IB_WC_LOC_LEN_ERR;
-	if (w->wr.opcode == IB_WR_RDMA_READ_WITH_INV &&
-	    (!w->num_sge || srdma_invalidate(qp, w->sge[0].lkey)))
-		return IB_WC_MW_BIND_ERR;
-	return IB_WC_SUCCESS;
+	if (!iqp->rx.discard && op->place)
+		op->place(iqp, p, len);
 }
 
 /* A whole FPDU arrived and its CRC (if any) is good. */
 static void iw_rx_fpdu_done(struct iw_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
-	struct srdma_qp *qp = iqp->qp;
+	const struct iw_rx_op *op = iw_rx_op_of(&iqp->rx);
 
-	switch (rx->opcode) {
-	case RDMAP_WRITE:
-		iw_rx_release(iqp);
-		break;
-	case RDMAP_READ_RESP:
-		if (rx->last) {
-			struct srdma_swqe *w = iw_rx_orq_head(iqp);
-
-			if (!w)
-				break;
-			rx->rd_active = false;
-			iw_rx_orq_pop(iqp);
-			srdma_sq_wqe_done(qp, w, iw_rx_read_status(qp, w));
-		}
-		break;
-	case RDMAP_READ_REQ:
-		rx->msn[DDP_QN_READ_REQ]++;
-		iw_rx_read_req(iqp);
-		break;
-	case RDMAP_ATOMIC_REQ:
-		rx->msn[DDP_QN_READ_REQ]++;
-		iw_rx_atomic_req(iqp);
-		break;
-	case RDMAP_ATOMIC_RESP:
-		rx->msn[DDP_QN_ATOMIC_RESP]++;
-		iw_rx_atomic_resp(iqp);
-		break;
-	case RDMAP_TERMINATE:
-		iw_rx_terminate(iqp);
-		break;
-	default:
-		if (rx->last)
-			iw_rx_send_done(iqp);
-		break;
-	}
+	if (op->done)
+		op->done(iqp);
 }
 
 static void iw_rx_crc(struct iw_qp *iqp, const u8 *p, u32 len)
