@@ -331,6 +331,97 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 	srdma_qp_error(qp);
 }
 
+/*
+ * Header steps, one per kind of message: run once the common checks of
+ * the header passed, they check what is the opcode's own and set up
+ * where its payload goes. A failure Terminates (rx goes dead).
+ */
+
+/* RDMA WRITE: the STag must allow writing all of this segment. */
+static void iw_rx_write_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_tagged_hdr *th = (const void *)(rx->hdr + 2);
+	u64 to = be64_to_cpu(th->to);
+	int err;
+
+	/* a zero-length WRITE touches nothing */
+	if (!rx->data_left)
+		return;
+	rx->mem = srdma_rkey_check(iqp->qp, be32_to_cpu(th->stag), to,
+				   rx->data_left, IB_ACCESS_REMOTE_WRITE, &err);
+	if (!rx->mem) {
+		iw_rx_tagged_fail(iqp, err);
+		return;
+	}
+	rx->iova = to;
+}
+
+/* READ response: it answers our oldest READ and fits what is left of it. */
+static void iw_rx_read_resp_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+
+	if (!w || !iw_wr_is_read(w->wr.opcode)) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+		return;
+	}
+	if (!rx->rd_active) {
+		srdma_sge_cursor_init(&rx->rd_cur, w->sge, w->num_sge);
+		rx->rd_active = true;
+	}
+	if (rx->data_left > w->length - w->done)
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			   TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
+}
+
+/*
+ * SEND: its first segment takes a posted receive, the others continue
+ * it at the offset where the previous one ended.
+ */
+static void iw_rx_send_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+	u32 mo = be32_to_cpu(uh->mo);
+
+	if (rx->recv.held) {
+		if (mo != rx->recv.len)
+			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
+	if (mo) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
+		return;
+	}
+	if (!srdma_recv_take(iqp->qp, &rx->recv))
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
+}
+
+/*
+ * Read Request, Terminate, atomics: one-segment messages whose fixed
+ * header is all there is; a Terminate's payload (the headers it quotes)
+ * is read and dropped.
+ */
+static void iw_rx_ctrl_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+
+	if (be32_to_cpu(uh->mo) || !rx->last ||
+	    (rx->data_left && rx->opcode != RDMAP_TERMINATE)) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
+		return;
+	}
+	rx->discard = true;
+}
+
 /* RDMA WRITE: place at the STag's address, checked by the header. */
 static void iw_rx_place_write(struct iw_qp *iqp, const u8 *p, u32 len)
 {
@@ -468,6 +559,7 @@ struct iw_rx_op {
 	bool tagged;		/* DDP segment kind; the other is refused */
 	u8 hdr_len;		/* MPA length field, DDP and RDMAP headers */
 	u8 qn;			/* untagged: the DDP queue it arrives on */
+	void (*start)(struct iw_qp *iqp);	/* its header step (above) */
 	/* payload bytes; NULL: none kept (the header step discards) */
 	void (*place)(struct iw_qp *iqp, const u8 *p, u32 len);
 	void (*done)(struct iw_qp *iqp);	/* FPDU in, CRC good */
@@ -475,33 +567,36 @@ struct iw_rx_op {
 
 #define IW_HDR_T	(MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr))
 #define IW_HDR_U	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr))
-#define IW_OP_T(pl, dn) \
-	{ .tagged = true, .hdr_len = IW_HDR_T, .place = (pl), .done = (dn) }
-#define IW_OP_U(q, rdmap_len, pl, dn) \
+#define IW_OP_T(st, pl, dn) \
+	{ .tagged = true, .hdr_len = IW_HDR_T, \
+	  .start = (st), .place = (pl), .done = (dn) }
+#define IW_OP_U(q, rdmap_len, st, pl, dn) \
 	{ .hdr_len = IW_HDR_U + (rdmap_len), .qn = (q), \
-	  .place = (pl), .done = (dn) }
-#define IW_OP_SEND IW_OP_U(DDP_QN_SEND, 0, iw_rx_place_recv, iw_rx_send_done)
+	  .start = (st), .place = (pl), .done = (dn) }
+#define IW_OP_SEND IW_OP_U(DDP_QN_SEND, 0, iw_rx_send_start, \
+			   iw_rx_place_recv, iw_rx_send_done)
+#define IW_OP_CTRL(q, rdmap_hdr, dn) \
+	IW_OP_U(q, sizeof(struct rdmap_hdr), iw_rx_ctrl_start, NULL, dn)
 
 static const struct iw_rx_op iw_rx_ops[RDMAP_OPCODE_MASK + 1] = {
-	[RDMAP_WRITE] = IW_OP_T(iw_rx_place_write, iw_rx_write_done),
-	[RDMAP_READ_REQ] = IW_OP_U(DDP_QN_READ_REQ,
-				   sizeof(struct rdmap_read_req),
-				   NULL, iw_rx_read_req),
-	[RDMAP_READ_RESP] = IW_OP_T(iw_rx_place_read_resp,
+	[RDMAP_WRITE] = IW_OP_T(iw_rx_write_start, iw_rx_place_write,
+				iw_rx_write_done),
+	[RDMAP_READ_REQ] = IW_OP_CTRL(DDP_QN_READ_REQ, rdmap_read_req,
+				      iw_rx_read_req),
+	[RDMAP_READ_RESP] = IW_OP_T(iw_rx_read_resp_start,
+				    iw_rx_place_read_resp,
 				    iw_rx_read_resp_done),
 	[RDMAP_SEND] = IW_OP_SEND,
 	[RDMAP_SEND_INV] = IW_OP_SEND,
 	[RDMAP_SEND_SE] = IW_OP_SEND,
 	[RDMAP_SEND_SE_INV] = IW_OP_SEND,
-	[RDMAP_TERMINATE] = IW_OP_U(DDP_QN_TERMINATE,
-				    sizeof(struct rdmap_term),
-				    NULL, iw_rx_terminate),
-	[RDMAP_ATOMIC_REQ] = IW_OP_U(DDP_QN_READ_REQ,
-				     sizeof(struct rdmap_atomic_req),
-				     NULL, iw_rx_atomic_req),
-	[RDMAP_ATOMIC_RESP] = IW_OP_U(DDP_QN_ATOMIC_RESP,
-				      sizeof(struct rdmap_atomic_resp),
-				      NULL, iw_rx_atomic_resp),
+	[RDMAP_TERMINATE] = IW_OP_CTRL(DDP_QN_TERMINATE, rdmap_term,
+				       iw_rx_terminate),
+	[RDMAP_ATOMIC_REQ] = IW_OP_CTRL(DDP_QN_READ_REQ, rdmap_atomic_req,
+					iw_rx_atomic_req),
+	[RDMAP_ATOMIC_RESP] = IW_OP_CTRL(DDP_QN_ATOMIC_RESP,
+					 rdmap_atomic_resp,
+					 iw_rx_atomic_resp),
 };
 
 /* The row of the current FPDU's opcode; rx->opcode is masked to fit. */
@@ -523,33 +618,40 @@ int iw_rx_hdr_len(u8 ddp, u8 rdmap)
 	return op->hdr_len;
 }
 
-/* Header complete: check it and decide where the payload goes. */
-static void iw_rx_hdr_done(struct iw_qp *iqp)
+/*
+ * The MPA length must cover the headers; what it leaves is payload, then
+ * pad and CRC. Sets up the FPDU's walk through the state machine.
+ */
+static bool iw_rx_frame(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
 	u32 mpa_len = get_unaligned_be16(rx->hdr);
 	u32 ulpdu_hdr = iw_rx_ulpdu_hdr_len(rx);
-	u8 ddp = rx->hdr[2], rdmap = rx->hdr[3];
-	u32 payload, pad;
-	int err;
+	u32 payload;
 
 	trace_srdma_iw_rx(&qp->ibqp, rx->hdr + MPA_LEN_SIZE, mpa_len);
 	srdma_count_pkt(qp, false, mpa_len);
 	if (mpa_len < ulpdu_hdr) {
 		iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER,
 				 IB_WC_LOC_LEN_ERR);
-		return;
+		return false;
 	}
 	payload = mpa_len - ulpdu_hdr;
-	pad = mpa_pad(mpa_len);
 	rx->data_left = payload;
 	rx->trailer_have = 0;
-	rx->trailer_need = pad + MPA_CRC_SIZE;
-	rx->opcode = rdmap & RDMAP_OPCODE_MASK;
-	rx->last = ddp & DDP_LAST;
+	rx->trailer_need = mpa_pad(mpa_len) + MPA_CRC_SIZE;
+	rx->opcode = rx->hdr[3] & RDMAP_OPCODE_MASK;
+	rx->last = rx->hdr[2] & DDP_LAST;
 	rx->discard = false;
 	rx->state = payload ? IW_RX_DATA : IW_RX_TRAILER;
+	return true;
+}
+
+/* DDP (RFC 5041 5.1) and RDMAP (RFC 5040 4.2) version 1 only. */
+static bool iw_rx_versions_ok(struct iw_qp *iqp)
+{
+	u8 ddp = iqp->rx.hdr[2], rdmap = iqp->rx.hdr[3];
 
 	if ((ddp & DDP_VERSION_MASK) != DDP_VERSION) {
 		iw_rx_fail(iqp, TERM_LAYER_DDP, ddp & DDP_TAGGED ?
@@ -557,101 +659,52 @@ static void iw_rx_hdr_done(struct iw_qp *iqp)
 			   ddp & DDP_TAGGED ? TERM_DDP_T_VERSION :
 					      TERM_DDP_U_VERSION,
 			   IB_WC_LOC_QP_OP_ERR);
-		return;
+		return false;
 	}
 	if ((rdmap & RDMAP_VERSION_MASK) != RDMAP_VERSION) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
 			   TERM_RDMAP_VERSION, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An untagged segment (RFC 5041 5.2) comes on its opcode's queue with
+ * that queue's next message sequence number.
+ */
+static bool iw_rx_untagged_ok(struct iw_qp *iqp, const struct iw_rx_op *op)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+
+	if (be32_to_cpu(uh->qn) != op->qn) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	if (be32_to_cpu(uh->msn) != rx->msn[op->qn]) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Header complete (its length, from the opcode, was accepted): check it
+ * and decide where the payload goes.
+ */
+static void iw_rx_hdr_done(struct iw_qp *iqp)
+{
+	const struct iw_rx_op *op;
+
+	if (!iw_rx_frame(iqp) || !iw_rx_versions_ok(iqp))
 		return;
-	}
-
-	if (ddp & DDP_TAGGED) {
-		const struct ddp_tagged_hdr *th = (const void *)(rx->hdr + 2);
-		u32 stag = be32_to_cpu(th->stag);
-		u64 to = be64_to_cpu(th->to);
-
-		if (rx->opcode == RDMAP_READ_RESP) {
-			struct srdma_swqe *w = iw_rx_orq_head(iqp);
-
-			if (!w || !iw_wr_is_read(w->wr.opcode)) {
-				iw_rx_fail(iqp, TERM_LAYER_RDMAP,
-					   TERM_RDMAP_OPERATION,
-					   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
-				return;
-			}
-			if (!rx->rd_active) {
-				srdma_sge_cursor_init(&rx->rd_cur, w->sge,
-						      w->num_sge);
-				rx->rd_active = true;
-			}
-			if (payload > w->length - w->done) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-					   TERM_DDP_T_BASE_BOUNDS,
-					   IB_WC_SUCCESS);
-			}
-			return;
-		}
-		/* RDMA WRITE; a zero-length one touches nothing */
-		if (!payload)
-			return;
-		rx->mem = srdma_rkey_check(qp, stag, to, payload,
-					   IB_ACCESS_REMOTE_WRITE, &err);
-		if (!rx->mem) {
-			iw_rx_tagged_fail(iqp, err);
-			return;
-		}
-		rx->iova = to;
+	op = iw_rx_op_of(&iqp->rx);
+	if (!op->tagged && !iw_rx_untagged_ok(iqp, op))
 		return;
-	}
-
-	{
-		const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
-		u32 qn = be32_to_cpu(uh->qn);
-		u32 msn = be32_to_cpu(uh->msn);
-		u32 mo = be32_to_cpu(uh->mo);
-
-		if (qn != iw_rx_op_of(rx)->qn) {
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
-			return;
-		}
-		if (msn != rx->msn[qn]) {
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
-			return;
-		}
-		if (qn != DDP_QN_SEND) {
-			/* one-segment messages with a fixed header */
-			if (mo || !rx->last ||
-			    (payload && rx->opcode != RDMAP_TERMINATE)) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP,
-					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_INVALID_MO,
-					   IB_WC_SUCCESS);
-				return;
-			}
-			rx->discard = true;	/* terminate's copied headers */
-			return;
-		}
-		if (!rx->recv.held) {
-			if (mo) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP,
-					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_INVALID_MO,
-					   IB_WC_SUCCESS);
-				return;
-			}
-			if (!srdma_recv_take(qp, &rx->recv)) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP,
-					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
-				return;
-			}
-		} else if (mo != rx->recv.len) {
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
-		}
-	}
+	op->start(iqp);
 }
 
 /* Place @len payload bytes of the current FPDU. */
