@@ -861,35 +861,3 @@ void iw_rx_start(struct iw_qp *iqp, struct socket *s)
 	iw_rx_read_sock(s->sk, iqp);
 	release_sock(s->sk);
 }
-
-/*
- * Queue a Terminate for the close path to send, then fail the QP; its
- * error hook closes the connection.
- */
-void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-		  const u8 *hdr, u32 hdr_len)
-{
-	u32 ctrl = (u32)layer << TERM_LAYER_SHIFT |
-		   (u32)etype << TERM_ETYPE_SHIFT |
-		   (u32)code << TERM_CODE_SHIFT;
-
-	if (hdr_len) {
-		/* the MPA length doubles as the DDP segment length */
-		ctrl |= TERM_FLAG_M | TERM_FLAG_D;
-		if (hdr_len > MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) &&
-		    (hdr[3] & RDMAP_OPCODE_MASK) == RDMAP_READ_REQ)
-			ctrl |= TERM_FLAG_R;
-		else
-			hdr_len = min_t(u32, hdr_len, MPA_LEN_SIZE +
-					sizeof(struct ddp_untagged_hdr));
-	}
-	spin_lock_bh(&iqp->lock);
-	if (!iqp->term_pending) {
-		iqp->term_pending = true;
-		iqp->term_ctrl = ctrl;
-		iqp->term_hdr_len = hdr_len;
-		memcpy(iqp->term_hdr, hdr, hdr_len);
-	}
-	spin_unlock_bh(&iqp->lock);
-	srdma_qp_error(iqp->qp);
-}
