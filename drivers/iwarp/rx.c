@@ -8,8 +8,14 @@
  * socket owned), always under the socket lock, so rx state needs no
  * lock of its own.
  *
+ * What an RDMAP opcode is - its segment kind, header length, DDP queue
+ * and the steps that check, place and complete it - is one row of
+ * iw_rx_ops[]; the byte-stream state machine at the bottom only walks
+ * FPDUs and calls those steps.
+ *
  * Any protocol or access violation ends the stream: rx stops placing,
- * a Terminate is queued and the QP goes to the error state.
+ * a Terminate is queued and the QP goes to the error state (the path a
+ * Terminate takes from here is described in terminate.c).
  *
  * Remote access rights are the STag's alone (RNIC verbs): rdma_cm leaves
  * an active-side iWARP QP with no access flags, so they are not checked.
