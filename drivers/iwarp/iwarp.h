@@ -6,6 +6,7 @@
  * mpa.c     MPA request/reply exchange and parameter negotiation
  * rx.c      FPDU receive: parse from the socket, place into memory
  * tx.c      FPDU transmit: send queue, read responses, terminate
+ * terminate.c  queue a Terminate and fail the QP (the path, step by step)
  * iwarp.c   transport hooks and per-QP state
  * net.c     sockets per network namespace, ended by its pernet exit
  *
@@ -325,9 +326,11 @@ void iw_rx_reset(struct iw_qp *iqp);
 void iw_rx_release(struct iw_qp *iqp);
 void iw_rx_flush(struct iw_qp *iqp);
 void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp);
+u8 iw_rdmap_key_code(int err);
+
+/* terminate.c */
 void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 		  const u8 *hdr, u32 hdr_len);
-u8 iw_rdmap_key_code(int err);
 
 /* tx.c */
 void iw_tx_work(struct work_struct *work);

@@ -8,8 +8,14 @@
  * socket owned), always under the socket lock, so rx state needs no
  * lock of its own.
  *
+ * What an RDMAP opcode is - its segment kind, header length, DDP queue
+ * and the steps that check, place and complete it - is one row of
+ * iw_rx_ops[]; the byte-stream state machine at the bottom only walks
+ * FPDUs and calls those steps.
+ *
  * Any protocol or access violation ends the stream: rx stops placing,
- * a Terminate is queued and the QP goes to the error state.
+ * a Terminate is queued and the QP goes to the error state (the path a
+ * Terminate takes from here is described in terminate.c).
  *
  * Remote access rights are the STag's alone (RNIC verbs): rdma_cm leaves
  * an active-side iWARP QP with no access flags, so they are not checked.
@@ -157,55 +163,6 @@ static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
 		   iw_rdmap_key_code(err), IB_WC_SUCCESS);
 }
 
-/*
- * The header length (MPA length field, DDP and RDMAP headers) of an FPDU
- * whose DDP and RDMAP control bytes are @ddp and @rdmap, or -EPROTO.
- */
-int iw_rx_hdr_len(u8 ddp, u8 rdmap)
-{
-	u8 op = rdmap & RDMAP_OPCODE_MASK;
-	u32 len;
-
-	if (ddp & DDP_TAGGED) {
-		if (op != RDMAP_WRITE && op != RDMAP_READ_RESP)
-			return -EPROTO;
-		return MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr);
-	}
-	len = MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr);
-	switch (op) {
-	case RDMAP_SEND:
-	case RDMAP_SEND_INV:
-	case RDMAP_SEND_SE:
-	case RDMAP_SEND_SE_INV:
-		return len;
-	case RDMAP_READ_REQ:
-		return len + sizeof(struct rdmap_read_req);
-	case RDMAP_TERMINATE:
-		return len + sizeof(struct rdmap_term);
-	case RDMAP_ATOMIC_REQ:
-		return len + sizeof(struct rdmap_atomic_req);
-	case RDMAP_ATOMIC_RESP:
-		return len + sizeof(struct rdmap_atomic_resp);
-	default:
-		return -EPROTO;
-	}
-}
-
-static u32 iw_rx_qn_of(u8 op)
-{
-	switch (op) {
-	case RDMAP_READ_REQ:
-	case RDMAP_ATOMIC_REQ:
-		return DDP_QN_READ_REQ;
-	case RDMAP_TERMINATE:
-		return DDP_QN_TERMINATE;
-	case RDMAP_ATOMIC_RESP:
-		return DDP_QN_ATOMIC_RESP;
-	default:
-		return DDP_QN_SEND;
-	}
-}
-
 /* The oldest READ/atomic WQE still waiting for its answer, or NULL. */
 static struct srdma_swqe *iw_rx_orq_head(struct iw_qp *iqp)
 {
@@ -244,6 +201,7 @@ static bool iw_rx_ird_push(struct iw_qp *iqp, const struct iw_rresp *r)
 	return ok;
 }
 
+/* A Read Request is in: count it and queue the response we owe. */
 static void iw_rx_read_req(struct iw_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
@@ -258,6 +216,7 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 	};
 	int err;
 
+	iqp->rx.msn[DDP_QN_READ_REQ]++;
 	trace_srdma_iw_read_req(&qp->ibqp, false, rr);
 	if (r.size) {
 		r.mem = srdma_rkey_check(qp, r.src_stag, r.src_to, r.size,
@@ -294,6 +253,7 @@ static void iw_rx_atomic_req(struct iw_qp *iqp)
 	struct srdma_mem *mem;
 	int err;
 
+	iqp->rx.msn[DDP_QN_READ_REQ]++;
 	if (!iqp->conn.atomics ||
 	    (op != RDMAP_ATOMIC_CMP_SWAP && op != RDMAP_ATOMIC_FETCH_ADD)) {
 		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
@@ -325,6 +285,7 @@ static void iw_rx_atomic_resp(struct iw_qp *iqp)
 		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
 	struct srdma_swqe *w = iw_rx_orq_head(iqp);
 
+	iqp->rx.msn[DDP_QN_ATOMIC_RESP]++;
 	if (!w || (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
 	    be32_to_cpu(a->req_id) != to_iwswqe(w)->atomic_req_id) {
@@ -376,134 +337,134 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 	srdma_qp_error(qp);
 }
 
-/* Header complete: check it and decide where the payload goes. */
-static void iw_rx_hdr_done(struct iw_qp *iqp)
+/*
+ * Header steps, one per kind of message: run once the common checks of
+ * the header passed, they check what is the opcode's own and set up
+ * where its payload goes. A failure Terminates (rx goes dead).
+ */
+
+/* RDMA WRITE: the STag must allow writing all of this segment. */
+static void iw_rx_write_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_tagged_hdr *th = (const void *)(rx->hdr + 2);
+	u64 to = be64_to_cpu(th->to);
+	int err;
+
+	/* a zero-length WRITE touches nothing */
+	if (!rx->data_left)
+		return;
+	rx->mem = srdma_rkey_check(iqp->qp, be32_to_cpu(th->stag), to,
+				   rx->data_left, IB_ACCESS_REMOTE_WRITE, &err);
+	if (!rx->mem) {
+		iw_rx_tagged_fail(iqp, err);
+		return;
+	}
+	rx->iova = to;
+}
+
+/* READ response: it answers our oldest READ and fits what is left of it. */
+static void iw_rx_read_resp_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+
+	if (!w || !iw_wr_is_read(w->wr.opcode)) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+		return;
+	}
+	if (!rx->rd_active) {
+		srdma_sge_cursor_init(&rx->rd_cur, w->sge, w->num_sge);
+		rx->rd_active = true;
+	}
+	if (rx->data_left > w->length - w->done)
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			   TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
+}
+
+/*
+ * SEND: its first segment takes a posted receive, the others continue
+ * it at the offset where the previous one ended.
+ */
+static void iw_rx_send_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+	u32 mo = be32_to_cpu(uh->mo);
+
+	if (rx->recv.held) {
+		if (mo != rx->recv.len)
+			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
+	if (mo) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
+		return;
+	}
+	if (!srdma_recv_take(iqp->qp, &rx->recv))
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
+}
+
+/*
+ * Read Request, Terminate, atomics: one-segment messages whose fixed
+ * header is all there is; a Terminate's payload (the headers it quotes)
+ * is read and dropped.
+ */
+static void iw_rx_ctrl_start(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+
+	if (be32_to_cpu(uh->mo) || !rx->last ||
+	    (rx->data_left && rx->opcode != RDMAP_TERMINATE)) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
+		return;
+	}
+	rx->discard = true;
+}
+
+/* RDMA WRITE: place at the STag's address, checked by the header. */
+static void iw_rx_place_write(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	int err;
+
+	err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len, SRDMA_TO_MEM);
+	rx->iova += len;
+	if (err)
+		iw_rx_tagged_fail(iqp, -ERANGE);
+}
+
+/* READ response: place into the oldest outstanding READ's SGEs. */
+static void iw_rx_place_read_resp(struct iw_qp *iqp, const u8 *p, u32 len)
 {
 	struct iw_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
-	u32 mpa_len = get_unaligned_be16(rx->hdr);
-	u32 ulpdu_hdr = iw_rx_ulpdu_hdr_len(rx);
-	u8 ddp = rx->hdr[2], rdmap = rx->hdr[3];
-	u32 payload, pad;
+	struct srdma_swqe *w = iw_rx_orq_head(iqp);
 	int err;
 
-	trace_srdma_iw_rx(&qp->ibqp, rx->hdr + MPA_LEN_SIZE, mpa_len);
-	srdma_count_pkt(qp, false, mpa_len);
-	if (mpa_len < ulpdu_hdr) {
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER,
-				 IB_WC_LOC_LEN_ERR);
+	if (!w) {		/* the header found one: never */
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				 TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
-	payload = mpa_len - ulpdu_hdr;
-	pad = mpa_pad(mpa_len);
-	rx->data_left = payload;
-	rx->trailer_have = 0;
-	rx->trailer_need = pad + MPA_CRC_SIZE;
-	rx->opcode = rdmap & RDMAP_OPCODE_MASK;
-	rx->last = ddp & DDP_LAST;
-	rx->discard = false;
-	rx->state = payload ? IW_RX_DATA : IW_RX_TRAILER;
-
-	if ((ddp & DDP_VERSION_MASK) != DDP_VERSION) {
-		iw_rx_fail(iqp, TERM_LAYER_DDP, ddp & DDP_TAGGED ?
-			   TERM_DDP_TAGGED : TERM_DDP_UNTAGGED,
-			   ddp & DDP_TAGGED ? TERM_DDP_T_VERSION :
-					      TERM_DDP_U_VERSION,
-			   IB_WC_LOC_QP_OP_ERR);
-		return;
-	}
-	if ((rdmap & RDMAP_VERSION_MASK) != RDMAP_VERSION) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_VERSION, IB_WC_LOC_QP_OP_ERR);
-		return;
-	}
-
-	if (ddp & DDP_TAGGED) {
-		const struct ddp_tagged_hdr *th = (const void *)(rx->hdr + 2);
-		u32 stag = be32_to_cpu(th->stag);
-		u64 to = be64_to_cpu(th->to);
-
-		if (rx->opcode == RDMAP_READ_RESP) {
-			struct srdma_swqe *w = iw_rx_orq_head(iqp);
-
-			if (!w || !iw_wr_is_read(w->wr.opcode)) {
-				iw_rx_fail(iqp, TERM_LAYER_RDMAP,
-					   TERM_RDMAP_OPERATION,
-					   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
-				return;
-			}
-			if (!rx->rd_active) {
-				srdma_sge_cursor_init(&rx->rd_cur, w->sge,
-						      w->num_sge);
-				rx->rd_active = true;
-			}
-			if (payload > w->length - w->done) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-					   TERM_DDP_T_BASE_BOUNDS,
-					   IB_WC_SUCCESS);
-			}
-			return;
-		}
-		/* RDMA WRITE; a zero-length one touches nothing */
-		if (!payload)
-			return;
-		rx->mem = srdma_rkey_check(qp, stag, to, payload,
-					   IB_ACCESS_REMOTE_WRITE, &err);
-		if (!rx->mem) {
-			iw_rx_tagged_fail(iqp, err);
-			return;
-		}
-		rx->iova = to;
-		return;
-	}
-
-	{
-		const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
-		u32 qn = be32_to_cpu(uh->qn);
-		u32 msn = be32_to_cpu(uh->msn);
-		u32 mo = be32_to_cpu(uh->mo);
-
-		if (qn >= DDP_QN_COUNT || qn != iw_rx_qn_of(rx->opcode)) {
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
-			return;
-		}
-		if (msn != rx->msn[qn]) {
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
-			return;
-		}
-		if (qn != DDP_QN_SEND) {
-			/* one-segment messages with a fixed header */
-			if (mo || !rx->last ||
-			    (payload && rx->opcode != RDMAP_TERMINATE)) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP,
-					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_INVALID_MO,
-					   IB_WC_SUCCESS);
-				return;
-			}
-			rx->discard = true;	/* terminate's copied headers */
-			return;
-		}
-		if (!rx->recv.held) {
-			if (mo) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP,
-					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_INVALID_MO,
-					   IB_WC_SUCCESS);
-				return;
-			}
-			if (!srdma_recv_take(qp, &rx->recv)) {
-				iw_rx_fail(iqp, TERM_LAYER_DDP,
-					   TERM_DDP_UNTAGGED,
-					   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
-				return;
-			}
-		} else if (mo != rx->recv.len) {
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
-		}
+	err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len, SRDMA_TO_MEM);
+	w->done += len;
+	if (err) {
+		ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+				      "QP %u: read response placement: %d\n",
+				      qp->ibqp.qp_num, err);
+		/* our own READ's buffer is bad: fail it locally */
+		iw_rx_orq_pop(iqp);
+		rx->rd_active = false;
+		srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+				 TERM_RDMAP_CATASTROPHIC, 0, IB_WC_SUCCESS);
 	}
 }
 
@@ -527,79 +488,9 @@ static void iw_rx_place_recv(struct iw_qp *iqp, const u8 *p, u32 len)
 				 TERM_RDMAP_CATASTROPHIC, 0, status);
 }
 
-/* Place @len payload bytes of the current FPDU. */
-static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iw_rx_write_done(struct iw_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
-	struct srdma_qp *qp = iqp->qp;
-	int err;
-
-	if (rx->discard)
-		return;
-	switch (rx->opcode) {
-	case RDMAP_WRITE:
-		err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len,
-				     SRDMA_TO_MEM);
-		rx->iova += len;
-		if (err)
-			iw_rx_tagged_fail(iqp, -ERANGE);
-		return;
-	case RDMAP_READ_RESP: {
-		struct srdma_swqe *w = iw_rx_orq_head(iqp);
-
-		if (!w) {		/* the header found one: never */
-			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-					 TERM_RDMAP_OPERATION,
-					 TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
-			return;
-		}
-		err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len,
-				     SRDMA_TO_MEM);
-		w->done += len;
-		if (err) {
-			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
-					      "QP %u: read response placement: %d\n",
-					      qp->ibqp.qp_num, err);
-			/* our own READ's buffer is bad: fail it locally */
-			iw_rx_orq_pop(iqp);
-			rx->rd_active = false;
-			srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
-			iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-					 TERM_RDMAP_CATASTROPHIC, 0,
-					 IB_WC_SUCCESS);
-		}
-		return;
-	}
-	default:
-		iw_rx_place_recv(iqp, p, len);
-		return;
-	}
-}
-
-static void iw_rx_send_done(struct iw_qp *iqp)
-{
-	struct iw_rx *rx = &iqp->rx;
-	struct srdma_qp *qp = iqp->qp;
-	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
-	struct ib_wc wc = {
-		.status = IB_WC_SUCCESS,
-		.opcode = IB_WC_RECV,
-		.byte_len = rx->recv.len,
-	};
-	bool inv = rx->opcode == RDMAP_SEND_INV ||
-		   rx->opcode == RDMAP_SEND_SE_INV;
-	bool se = rx->opcode == RDMAP_SEND_SE ||
-		  rx->opcode == RDMAP_SEND_SE_INV;
-
-	rx->msn[DDP_QN_SEND]++;
-	if (inv && srdma_recv_invalidate(qp, &wc, be32_to_cpu(uh->ulp))) {
-		/* iw_rx_fail() completes the receive with the error */
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
-		return;
-	}
-	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
-		srdma_qp_error(qp);
+	iw_rx_release(iqp);
 }
 
 /*
@@ -620,47 +511,224 @@ static enum ib_wc_status iw_rx_read_status(struct srdma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* A whole FPDU arrived and its CRC (if any) is good. */
-static void iw_rx_fpdu_done(struct iw_qp *iqp)
+static void iw_rx_read_resp_done(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_swqe *w;
+
+	if (!rx->last)
+		return;
+	w = iw_rx_orq_head(iqp);
+	if (!w)
+		return;
+	rx->rd_active = false;
+	iw_rx_orq_pop(iqp);
+	srdma_sq_wqe_done(iqp->qp, w, iw_rx_read_status(iqp->qp, w));
+}
+
+/* The last segment of a SEND is in: complete its receive. */
+static void iw_rx_send_done(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = rx->recv.len,
+	};
+	bool inv = rx->opcode == RDMAP_SEND_INV ||
+		   rx->opcode == RDMAP_SEND_SE_INV;
+	bool se = rx->opcode == RDMAP_SEND_SE ||
+		  rx->opcode == RDMAP_SEND_SE_INV;
 
-	switch (rx->opcode) {
-	case RDMAP_WRITE:
-		iw_rx_release(iqp);
-		break;
-	case RDMAP_READ_RESP:
-		if (rx->last) {
-			struct srdma_swqe *w = iw_rx_orq_head(iqp);
-
-			if (!w)
-				break;
-			rx->rd_active = false;
-			iw_rx_orq_pop(iqp);
-			srdma_sq_wqe_done(qp, w, iw_rx_read_status(qp, w));
-		}
-		break;
-	case RDMAP_READ_REQ:
-		rx->msn[DDP_QN_READ_REQ]++;
-		iw_rx_read_req(iqp);
-		break;
-	case RDMAP_ATOMIC_REQ:
-		rx->msn[DDP_QN_READ_REQ]++;
-		iw_rx_atomic_req(iqp);
-		break;
-	case RDMAP_ATOMIC_RESP:
-		rx->msn[DDP_QN_ATOMIC_RESP]++;
-		iw_rx_atomic_resp(iqp);
-		break;
-	case RDMAP_TERMINATE:
-		iw_rx_terminate(iqp);
-		break;
-	default:
-		if (rx->last)
-			iw_rx_send_done(iqp);
-		break;
+	if (!rx->last)
+		return;
+	rx->msn[DDP_QN_SEND]++;
+	if (inv && srdma_recv_invalidate(qp, &wc, be32_to_cpu(uh->ulp))) {
+		/* iw_rx_fail() completes the receive with the error */
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
+		return;
 	}
+	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
+		srdma_qp_error(qp);
+}
+
+/*
+ * What each RDMAP opcode (RFC 5040 4.3, RFC 7306 5.1) is on receive: one
+ * row per opcode instead of a switch in every step. An opcode with no
+ * row (immediate data, 0xc-0xf) is not one a peer may send us; its
+ * header length is refused before anything else of the FPDU is read.
+ */
+struct iw_rx_op {
+	bool tagged;		/* DDP segment kind; the other is refused */
+	u8 hdr_len;		/* MPA length field, DDP and RDMAP headers */
+	u8 qn;			/* untagged: the DDP queue it arrives on */
+	void (*start)(struct iw_qp *iqp);	/* its header step (above) */
+	/* payload bytes; NULL: none kept (the header step discards) */
+	void (*place)(struct iw_qp *iqp, const u8 *p, u32 len);
+	void (*done)(struct iw_qp *iqp);	/* FPDU in, CRC good */
+};
+
+#define IW_HDR_T	(MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr))
+#define IW_HDR_U	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr))
+#define IW_OP_T(st, pl, dn) \
+	{ .tagged = true, .hdr_len = IW_HDR_T, \
+	  .start = (st), .place = (pl), .done = (dn) }
+#define IW_OP_U(q, rdmap_len, st, pl, dn) \
+	{ .hdr_len = IW_HDR_U + (rdmap_len), .qn = (q), \
+	  .start = (st), .place = (pl), .done = (dn) }
+#define IW_OP_SEND IW_OP_U(DDP_QN_SEND, 0, iw_rx_send_start, \
+			   iw_rx_place_recv, iw_rx_send_done)
+#define IW_OP_CTRL(q, rdmap_hdr, dn) \
+	IW_OP_U(q, sizeof(struct rdmap_hdr), iw_rx_ctrl_start, NULL, dn)
+
+static const struct iw_rx_op iw_rx_ops[RDMAP_OPCODE_MASK + 1] = {
+	[RDMAP_WRITE] = IW_OP_T(iw_rx_write_start, iw_rx_place_write,
+				iw_rx_write_done),
+	[RDMAP_READ_REQ] = IW_OP_CTRL(DDP_QN_READ_REQ, rdmap_read_req,
+				      iw_rx_read_req),
+	[RDMAP_READ_RESP] = IW_OP_T(iw_rx_read_resp_start,
+				    iw_rx_place_read_resp,
+				    iw_rx_read_resp_done),
+	[RDMAP_SEND] = IW_OP_SEND,
+	[RDMAP_SEND_INV] = IW_OP_SEND,
+	[RDMAP_SEND_SE] = IW_OP_SEND,
+	[RDMAP_SEND_SE_INV] = IW_OP_SEND,
+	[RDMAP_TERMINATE] = IW_OP_CTRL(DDP_QN_TERMINATE, rdmap_term,
+				       iw_rx_terminate),
+	[RDMAP_ATOMIC_REQ] = IW_OP_CTRL(DDP_QN_READ_REQ, rdmap_atomic_req,
+					iw_rx_atomic_req),
+	[RDMAP_ATOMIC_RESP] = IW_OP_CTRL(DDP_QN_ATOMIC_RESP,
+					 rdmap_atomic_resp,
+					 iw_rx_atomic_resp),
+};
+
+/* The row of the current FPDU's opcode; rx->opcode is masked to fit. */
+static const struct iw_rx_op *iw_rx_op_of(const struct iw_rx *rx)
+{
+	return &iw_rx_ops[rx->opcode];
+}
+
+/*
+ * The header length (MPA length field, DDP and RDMAP headers) of an FPDU
+ * whose DDP and RDMAP control bytes are @ddp and @rdmap, or -EPROTO.
+ */
+int iw_rx_hdr_len(u8 ddp, u8 rdmap)
+{
+	const struct iw_rx_op *op = &iw_rx_ops[rdmap & RDMAP_OPCODE_MASK];
+
+	if (!op->hdr_len || op->tagged != !!(ddp & DDP_TAGGED))
+		return -EPROTO;
+	return op->hdr_len;
+}
+
+/*
+ * The MPA length must cover the headers; what it leaves is payload, then
+ * pad and CRC. Sets up the FPDU's walk through the state machine.
+ */
+static bool iw_rx_frame(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	struct srdma_qp *qp = iqp->qp;
+	u32 mpa_len = get_unaligned_be16(rx->hdr);
+	u32 ulpdu_hdr = iw_rx_ulpdu_hdr_len(rx);
+	u32 payload;
+
+	trace_srdma_iw_rx(&qp->ibqp, rx->hdr + MPA_LEN_SIZE, mpa_len);
+	srdma_count_pkt(qp, false, mpa_len);
+	if (mpa_len < ulpdu_hdr) {
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER,
+				 IB_WC_LOC_LEN_ERR);
+		return false;
+	}
+	payload = mpa_len - ulpdu_hdr;
+	rx->data_left = payload;
+	rx->trailer_have = 0;
+	rx->trailer_need = mpa_pad(mpa_len) + MPA_CRC_SIZE;
+	rx->opcode = rx->hdr[3] & RDMAP_OPCODE_MASK;
+	rx->last = rx->hdr[2] & DDP_LAST;
+	rx->discard = false;
+	rx->state = payload ? IW_RX_DATA : IW_RX_TRAILER;
+	return true;
+}
+
+/* DDP (RFC 5041 5.1) and RDMAP (RFC 5040 4.2) version 1 only. */
+static bool iw_rx_versions_ok(struct iw_qp *iqp)
+{
+	u8 ddp = iqp->rx.hdr[2], rdmap = iqp->rx.hdr[3];
+
+	if ((ddp & DDP_VERSION_MASK) != DDP_VERSION) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, ddp & DDP_TAGGED ?
+			   TERM_DDP_TAGGED : TERM_DDP_UNTAGGED,
+			   ddp & DDP_TAGGED ? TERM_DDP_T_VERSION :
+					      TERM_DDP_U_VERSION,
+			   IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	if ((rdmap & RDMAP_VERSION_MASK) != RDMAP_VERSION) {
+		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			   TERM_RDMAP_VERSION, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * An untagged segment (RFC 5041 5.2) comes on its opcode's queue with
+ * that queue's next message sequence number.
+ */
+static bool iw_rx_untagged_ok(struct iw_qp *iqp, const struct iw_rx_op *op)
+{
+	struct iw_rx *rx = &iqp->rx;
+	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
+
+	if (be32_to_cpu(uh->qn) != op->qn) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	if (be32_to_cpu(uh->msn) != rx->msn[op->qn]) {
+		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			   TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Header complete (its length, from the opcode, was accepted): check it
+ * and decide where the payload goes.
+ */
+static void iw_rx_hdr_done(struct iw_qp *iqp)
+{
+	const struct iw_rx_op *op;
+
+	if (!iw_rx_frame(iqp) || !iw_rx_versions_ok(iqp))
+		return;
+	op = iw_rx_op_of(&iqp->rx);
+	if (!op->tagged && !iw_rx_untagged_ok(iqp, op))
+		return;
+	op->start(iqp);
+}
+
+/* Place @len payload bytes of the current FPDU. */
+static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	const struct iw_rx_op *op = iw_rx_op_of(&iqp->rx);
+
+	if (!iqp->rx.discard && op->place)
+		op->place(iqp, p, len);
+}
+
+/* A whole FPDU arrived and its CRC (if any) is good. */
+static void iw_rx_fpdu_done(struct iw_qp *iqp)
+{
+	const struct iw_rx_op *op = iw_rx_op_of(&iqp->rx);
+
+	if (op->done)
+		op->done(iqp);
 }
 
 static void iw_rx_crc(struct iw_qp *iqp, const u8 *p, u32 len)
@@ -798,36 +866,4 @@ void iw_rx_start(struct iw_qp *iqp, struct socket *s)
 	lock_sock(s->sk);
 	iw_rx_read_sock(s->sk, iqp);
 	release_sock(s->sk);
-}
-
-/*
- * Queue a Terminate for the close path to send, then fail the QP; its
- * error hook closes the connection.
- */
-void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-		  const u8 *hdr, u32 hdr_len)
-{
-	u32 ctrl = (u32)layer << TERM_LAYER_SHIFT |
-		   (u32)etype << TERM_ETYPE_SHIFT |
-		   (u32)code << TERM_CODE_SHIFT;
-
-	if (hdr_len) {
-		/* the MPA length doubles as the DDP segment length */
-		ctrl |= TERM_FLAG_M | TERM_FLAG_D;
-		if (hdr_len > MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) &&
-		    (hdr[3] & RDMAP_OPCODE_MASK) == RDMAP_READ_REQ)
-			ctrl |= TERM_FLAG_R;
-		else
-			hdr_len = min_t(u32, hdr_len, MPA_LEN_SIZE +
-					sizeof(struct ddp_untagged_hdr));
-	}
-	spin_lock_bh(&iqp->lock);
-	if (!iqp->term_pending) {
-		iqp->term_pending = true;
-		iqp->term_ctrl = ctrl;
-		iqp->term_hdr_len = hdr_len;
-		memcpy(iqp->term_hdr, hdr, hdr_len);
-	}
-	spin_unlock_bh(&iqp->lock);
-	srdma_qp_error(iqp->qp);
 }

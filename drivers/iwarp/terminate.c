@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iWARP Terminate (RFC 5040 5.4): what ends a stream on a protocol or
+ * access error. Queuing one and sending it happen in different contexts
+ * and files; this is the whole path:
+ *
+ *  1. rx (__iw_rx_fail: a bad FPDU, softirq under the socket lock) or
+ *     tx (a Read Response whose source STag fails its check as the FPDU
+ *     is built, under tx_mutex) calls iw_terminate(), here: it records
+ *     the Terminate in the QP and moves the QP to ERR. Neither caller
+ *     may write it to the socket then: rx may run in softirq, and tx may
+ *     have an FPDU half out.
+ *  2. srdma_qp_error() (core) calls the transport's qp_error hook,
+ *     iw_qp_error() (iwarp.c), which queues the endpoint's close work
+ *     (cm.c), asking for no reset while a Terminate is pending.
+ *  3. The close work (cm.c), in process context with rx stopped (the QP
+ *     is in ERR) and the tx work cancelled, takes the pending Terminate;
+ *     iw_tx_terminate() (tx.c) finishes the FPDU that may be half sent
+ *     and sends the Terminate with the other FPDUs' framing. The close
+ *     work then flushes rx (iw_rx_flush) and closes with a FIN so the
+ *     Terminate reaches the peer.
+ *
+ * iw_terminate() serves rx and tx alike and belongs to neither, hence a
+ * file of its own; the FPDU that carries it is built in tx.c, with the
+ * others.
+ */
+#include "iwarp.h"
+
+/*
+ * Queue a Terminate for the close path to send, then fail the QP; its
+ * error hook closes the connection. @hdr, @hdr_len: the FPDU at fault,
+ * from its MPA length field, quoted back (0: none). Only the first
+ * Terminate of a connection is kept. Any context but hard interrupt.
+ */
+void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
+		  const u8 *hdr, u32 hdr_len)
+{
+	u32 ctrl = (u32)layer << TERM_LAYER_SHIFT |
+		   (u32)etype << TERM_ETYPE_SHIFT |
+		   (u32)code << TERM_CODE_SHIFT;
+
+	if (hdr_len) {
+		/* the MPA length doubles as the DDP segment length */
+		ctrl |= TERM_FLAG_M | TERM_FLAG_D;
+		if (hdr_len > MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) &&
+		    (hdr[3] & RDMAP_OPCODE_MASK) == RDMAP_READ_REQ)
+			ctrl |= TERM_FLAG_R;
+		else
+			hdr_len = min_t(u32, hdr_len, MPA_LEN_SIZE +
+					sizeof(struct ddp_untagged_hdr));
+	}
+	spin_lock_bh(&iqp->lock);
+	if (!iqp->term_pending) {
+		iqp->term_pending = true;
+		iqp->term_ctrl = ctrl;
+		iqp->term_hdr_len = hdr_len;
+		memcpy(iqp->term_hdr, hdr, hdr_len);
+	}
+	spin_unlock_bh(&iqp->lock);
+	srdma_qp_error(iqp->qp);
+}
