@@ -215,6 +215,17 @@ bool srdma_qp_tryget(struct srdma_qp *qp)
 	return refcount_inc_not_zero(&qp->handle->ref);
 }
 
+/*
+ * Queue one of the QP's work items on srdma_unbound_wq holding a QP
+ * reference, which the work drops and destroy_qp waits for. None is to
+ * be had once destroy has begun: then nothing is queued.
+ */
+void srdma_qp_queue_work(struct srdma_qp *qp, struct work_struct *work)
+{
+	if (srdma_qp_tryget(qp) && !queue_work(srdma_unbound_wq, work))
+		srdma_qp_put(qp);
+}
+
 void srdma_qp_put(struct srdma_qp *qp)
 {
 	struct srdma_qp_handle *h = qp->handle;

@@ -282,9 +282,7 @@ static void srdma_qp_to_err(struct srdma_qp *qp, bool fatal)
 		return;
 	trace_srdma_qp_state(&qp->ibqp, old, IB_QPS_ERR);
 	if (in_hardirq()) {
-		if (srdma_qp_tryget(qp) &&
-		    !queue_work(srdma_unbound_wq, &qp->error_work))
-			srdma_qp_put(qp);
+		srdma_qp_queue_work(qp, &qp->error_work);
 		return;
 	}
 	srdma_qp_error_finish(qp, fatal, false);

@@ -287,14 +287,11 @@ static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
 
 /*
  * The rest of a ring walk that stopped at its batch, in process context.
- * The work holds a reference, which destroy_qp waits for; none is to be
- * had once destroy has begun, and then nothing needs completing.
+ * Once destroy has begun nothing needs completing (srdma_qp_queue_work).
  */
 static void srdma_ring_defer(struct srdma_qp *qp)
 {
-	if (srdma_qp_tryget(qp) &&
-	    !queue_work(srdma_unbound_wq, &qp->ring_work))
-		srdma_qp_put(qp);
+	srdma_qp_queue_work(qp, &qp->ring_work);
 }
 
 /*

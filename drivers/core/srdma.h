@@ -578,6 +578,7 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
 void srdma_qp_error_work(struct work_struct *work);
 void srdma_ring_work(struct work_struct *work);
+void srdma_qp_queue_work(struct srdma_qp *qp, struct work_struct *work);
 
 /* srq.c APIs: */
 int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
