@@ -490,19 +490,13 @@ void iw_ep_drain(struct iw_ep *ep)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-static void iw_close_work(struct work_struct *work)
+/* Close once: the first run of the close work marks it done. */
+static bool iw_ep_close_begin(struct iw_ep *ep)
 {
-	struct iw_ep *ep = container_of(to_delayed_work(work), struct iw_ep,
-					close_work);
-	struct srdma_qp *qp = ep->qp;
-	struct iw_qp *iqp = to_iwqp(qp);
-	struct sock *sk = ep->sock->sk;
-	bool term;
-
 	spin_lock_bh(&ep->lock);
 	if (ep->state == IW_EP_CLOSED) {
 		spin_unlock_bh(&ep->lock);
-		return;
+		return false;
 	}
 	if (ep->state == IW_EP_DRAINING)
 		ep->abort = true;	/* the peer never answered our FIN */
@@ -510,18 +504,29 @@ static void iw_close_work(struct work_struct *work)
 	spin_unlock_bh(&ep->lock);
 	/* nobody queues us again now; drop a re-queue that raced */
 	cancel_delayed_work(&ep->close_work);
+	return true;
+}
 
-	/* a FIN may come with the last data, before data_ready ran */
-	lock_sock(sk);
-	if (!ep->abort && READ_ONCE(qp->state) != IB_QPS_ERR)
-		iw_rx_read_sock(sk, iqp);
-	release_sock(sk);
+/* The socket's own callbacks back: none of ours runs after this. */
+static void iw_ep_unhook(struct iw_ep *ep)
+{
+	struct sock *sk = ep->sock->sk;
+
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = ep->saved_data_ready;
 	sk->sk_write_space = ep->saved_write_space;
 	sk->sk_state_change = ep->saved_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Take the socket from the QP and wait until tx is done with it. The
+ * Terminate pending then is the close's to send: true if there is one.
+ */
+static bool iw_close_stop_tx(struct iw_qp *iqp)
+{
+	bool term;
 
 	spin_lock_bh(&iqp->lock);
 	iqp->ep = NULL;
@@ -533,12 +538,38 @@ static void iw_close_work(struct work_struct *work)
 	/* a sender in the poster's context is done with the socket too */
 	mutex_lock(&iqp->tx_mutex);
 	mutex_unlock(&iqp->tx_mutex);
+	return term;
+}
 
-	if (term && !ep->peer_closed && iw_tx_terminate(iqp, ep->sock) == 0) {
-		srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
-		trace_srdma_iw_terminate(&qp->ibqp, true, iqp->term_ctrl);
-		ep->abort = false;	/* let the Terminate reach the peer */
-	}
+/* Send the pending Terminate, unless the peer has closed its side. */
+static void iw_close_terminate(struct iw_ep *ep, struct iw_qp *iqp)
+{
+	if (ep->peer_closed || iw_tx_terminate(iqp, ep->sock))
+		return;
+	srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
+	trace_srdma_iw_terminate(&iqp->qp->ibqp, true, iqp->term_ctrl);
+	ep->abort = false;	/* let the Terminate reach the peer */
+}
+
+/*
+ * The connection's last steps, in this order: rx takes the last bytes
+ * while the callbacks are still ours, tx stops, the Terminate (queued by
+ * rx, tx or that last read) goes out, the QP gives back what rx and tx
+ * held and is let go, then the socket closes and iw_cm hears of it.
+ */
+static void iw_close_work(struct work_struct *work)
+{
+	struct iw_ep *ep = container_of(to_delayed_work(work), struct iw_ep,
+					close_work);
+	struct srdma_qp *qp = ep->qp;
+	struct iw_qp *iqp = to_iwqp(qp);
+
+	if (!iw_ep_close_begin(ep))
+		return;
+	iw_rx_drain(iqp, ep->sock->sk, !ep->abort);
+	iw_ep_unhook(ep);
+	if (iw_close_stop_tx(iqp))
+		iw_close_terminate(ep, iqp);
 	/*
 	 * rx and tx are quiet: give back what they held. The receive being
 	 * filled is older than any still posted, so its flush comes first.

@@ -37,20 +37,6 @@ void iw_rx_release(struct iw_qp *iqp)
 	}
 }
 
-/*
- * Closing: a receive taken for a SEND that never finished is flushed,
- * and rx places nothing more (not even the rest of a READ response).
- */
-void iw_rx_flush(struct iw_qp *iqp)
-{
-	struct iw_rx *rx = &iqp->rx;
-
-	srdma_recv_flush(iqp->qp, &rx->recv);
-	rx->rd_active = false;
-	rx->state = IW_RX_DEAD;
-	iw_rx_release(iqp);
-}
-
 void iw_rx_reset(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
@@ -887,7 +873,7 @@ static int iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
-void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
+static void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
 {
 	read_descriptor_t desc = { .arg.data = iqp, .count = 1 };
 
@@ -914,4 +900,51 @@ void iw_rx_start(struct iw_qp *iqp, struct socket *s)
 	lock_sock(s->sk);
 	iw_rx_read_sock(s->sk, iqp);
 	release_sock(s->sk);
+}
+
+/*
+ * The connection is closing. rx has its part in the close work (cm.c,
+ * process context) at two points, with the Terminate in between (see
+ * terminate.c for the whole path):
+ *
+ *  - iw_rx_drain() while the socket's callbacks are still ours: a FIN
+ *    may come with the last data, and the close work may run before
+ *    data_ready did. A fault found there queues its Terminate in time
+ *    for the close work to send it.
+ *  - iw_rx_flush() once rx cannot run any more (callbacks given back)
+ *    and the Terminate, if any, is out: rx gives back what it held.
+ *
+ * One call cannot do both: the drain must come before the close work
+ * takes the pending Terminate, and what the drain leaves held must stay
+ * held until the Terminate is sent.
+ */
+
+/*
+ * Read what the socket still has, unless @read is false (the close
+ * aborts: it goes with the socket) or the QP failed (nothing lands in
+ * memory or the CQ after the flush; the bytes stay in the socket). The
+ * socket lock is taken either way: its release runs the backlog, rx
+ * included, before the callbacks go.
+ */
+void iw_rx_drain(struct iw_qp *iqp, struct sock *sk, bool read)
+{
+	lock_sock(sk);
+	if (read && READ_ONCE(iqp->qp->state) != IB_QPS_ERR)
+		iw_rx_read_sock(sk, iqp);
+	release_sock(sk);
+}
+
+/*
+ * rx is quiet: a receive taken for a SEND that never finished is
+ * flushed, and rx places nothing more (not even the rest of a READ
+ * response) until a reset.
+ */
+void iw_rx_flush(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+
+	srdma_recv_flush(iqp->qp, &rx->recv);
+	rx->rd_active = false;
+	rx->state = IW_RX_DEAD;
+	iw_rx_release(iqp);
 }
