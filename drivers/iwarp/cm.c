@@ -1156,65 +1156,90 @@ static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
 	return 0;
 }
 
+/*
+ * The addresses a wildcard listen binds, at most IW_MAX_LISTEN: the
+ * netdev's IPv4 ones, on the wildcard's port. Returns how many.
+ */
+static int iw_listen_addrs4(struct net_device *ndev,
+			    const struct sockaddr_storage *wild,
+			    struct sockaddr_storage *addrs)
+{
+	const struct sockaddr_in *w = (const void *)wild;
+	struct in_device *in_dev;
+	const struct in_ifaddr *ifa;
+	int n = 0;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			struct sockaddr_in *a = (void *)&addrs[n];
+
+			if (n == IW_MAX_LISTEN)
+				break;
+			memset(a, 0, sizeof(addrs[n]));
+			a->sin_family = AF_INET;
+			a->sin_port = w->sin_port;
+			a->sin_addr.s_addr = ifa->ifa_local;
+			n++;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Likewise for IPv6: the netdev's addresses but tentative ones (their
+ * duplicate address detection is not through), link-local ones scoped
+ * to the netdev.
+ */
+static int iw_listen_addrs6(struct net_device *ndev,
+			    const struct sockaddr_storage *wild,
+			    struct sockaddr_storage *addrs)
+{
+	const struct sockaddr_in6 *w = (const void *)wild;
+	struct inet6_dev *idev = in6_dev_get(ndev);
+	struct inet6_ifaddr *ifp;
+	int n = 0;
+
+	if (!idev)
+		return 0;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		struct sockaddr_in6 *a = (void *)&addrs[n];
+
+		if (n == IW_MAX_LISTEN)
+			break;
+		if (ifp->flags & IFA_F_TENTATIVE)
+			continue;
+		memset(a, 0, sizeof(addrs[n]));
+		a->sin6_family = AF_INET6;
+		a->sin6_port = w->sin6_port;
+		a->sin6_addr = ifp->addr;
+		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+			a->sin6_scope_id = ndev->ifindex;
+		n++;
+	}
+	read_unlock_bh(&idev->lock);
+	in6_dev_put(idev);
+	return n;
+}
+
 /* A wildcard listen binds each address the netdev has, like a NIC does. */
 static int iw_listen_wildcard(struct iw_listener *l,
 			      const struct sockaddr_storage *wild, int backlog)
 {
 	struct net_device *ndev = l->dev->ndev;
 	struct sockaddr_storage *addrs;
-	int i, n = 0, err = 0;
+	int i, n, err = 0;
 
 	addrs = kcalloc(IW_MAX_LISTEN, sizeof(*addrs), GFP_KERNEL);
 	if (!addrs)
 		return -ENOMEM;
-	if (wild->ss_family == AF_INET) {
-		const struct sockaddr_in *w = (const void *)wild;
-		struct in_device *in_dev;
-		const struct in_ifaddr *ifa;
-
-		rcu_read_lock();
-		in_dev = __in_dev_get_rcu(ndev);
-		if (in_dev) {
-			in_dev_for_each_ifa_rcu(ifa, in_dev) {
-				struct sockaddr_in *a = (void *)&addrs[n];
-
-				if (n == IW_MAX_LISTEN)
-					break;
-				memset(a, 0, sizeof(addrs[n]));
-				a->sin_family = AF_INET;
-				a->sin_port = w->sin_port;
-				a->sin_addr.s_addr = ifa->ifa_local;
-				n++;
-			}
-		}
-		rcu_read_unlock();
-	} else {
-		const struct sockaddr_in6 *w = (const void *)wild;
-		struct inet6_dev *idev = in6_dev_get(ndev);
-		struct inet6_ifaddr *ifp;
-
-		if (idev) {
-			read_lock_bh(&idev->lock);
-			list_for_each_entry(ifp, &idev->addr_list, if_list) {
-				struct sockaddr_in6 *a = (void *)&addrs[n];
-
-				if (n == IW_MAX_LISTEN)
-					break;
-				if (ifp->flags & IFA_F_TENTATIVE)
-					continue;
-				memset(a, 0, sizeof(addrs[n]));
-				a->sin6_family = AF_INET6;
-				a->sin6_port = w->sin6_port;
-				a->sin6_addr = ifp->addr;
-				if (ipv6_addr_type(&ifp->addr) &
-				    IPV6_ADDR_LINKLOCAL)
-					a->sin6_scope_id = ndev->ifindex;
-				n++;
-			}
-			read_unlock_bh(&idev->lock);
-			in6_dev_put(idev);
-		}
-	}
+	if (wild->ss_family == AF_INET)
+		n = iw_listen_addrs4(ndev, wild, addrs);
+	else
+		n = iw_listen_addrs6(ndev, wild, addrs);
 	for (i = 0; i < n; i++) {
 		int e = iw_listen_one(l, &addrs[i], backlog);
 
