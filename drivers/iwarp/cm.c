@@ -490,19 +490,13 @@ void iw_ep_drain(struct iw_ep *ep)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-static void iw_close_work(struct work_struct *work)
+/* Close once: the first run of the close work marks it done. */
+static bool iw_ep_close_begin(struct iw_ep *ep)
 {
-	struct iw_ep *ep = container_of(to_delayed_work(work), struct iw_ep,
-					close_work);
-	struct srdma_qp *qp = ep->qp;
-	struct iw_qp *iqp = to_iwqp(qp);
-	struct sock *sk = ep->sock->sk;
-	bool term;
-
 	spin_lock_bh(&ep->lock);
 	if (ep->state == IW_EP_CLOSED) {
 		spin_unlock_bh(&ep->lock);
-		return;
+		return false;
 	}
 	if (ep->state == IW_EP_DRAINING)
 		ep->abort = true;	/* the peer never answered our FIN */
@@ -510,18 +504,29 @@ static void iw_close_work(struct work_struct *work)
 	spin_unlock_bh(&ep->lock);
 	/* nobody queues us again now; drop a re-queue that raced */
 	cancel_delayed_work(&ep->close_work);
+	return true;
+}
 
-	/* a FIN may come with the last data, before data_ready ran */
-	lock_sock(sk);
-	if (!ep->abort && READ_ONCE(qp->state) != IB_QPS_ERR)
-		iw_rx_read_sock(sk, iqp);
-	release_sock(sk);
+/* The socket's own callbacks back: none of ours runs after this. */
+static void iw_ep_unhook(struct iw_ep *ep)
+{
+	struct sock *sk = ep->sock->sk;
+
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = ep->saved_data_ready;
 	sk->sk_write_space = ep->saved_write_space;
 	sk->sk_state_change = ep->saved_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Take the socket from the QP and wait until tx is done with it. The
+ * Terminate pending then is the close's to send: true if there is one.
+ */
+static bool iw_close_stop_tx(struct iw_qp *iqp)
+{
+	bool term;
 
 	spin_lock_bh(&iqp->lock);
 	iqp->ep = NULL;
@@ -533,12 +538,38 @@ static void iw_close_work(struct work_struct *work)
 	/* a sender in the poster's context is done with the socket too */
 	mutex_lock(&iqp->tx_mutex);
 	mutex_unlock(&iqp->tx_mutex);
+	return term;
+}
 
-	if (term && !ep->peer_closed && iw_tx_terminate(iqp, ep->sock) == 0) {
-		srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
-		trace_srdma_iw_terminate(&qp->ibqp, true, iqp->term_ctrl);
-		ep->abort = false;	/* let the Terminate reach the peer */
-	}
+/* Send the pending Terminate, unless the peer has closed its side. */
+static void iw_close_terminate(struct iw_ep *ep, struct iw_qp *iqp)
+{
+	if (ep->peer_closed || iw_tx_terminate(iqp, ep->sock))
+		return;
+	srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
+	trace_srdma_iw_terminate(&iqp->qp->ibqp, true, iqp->term_ctrl);
+	ep->abort = false;	/* let the Terminate reach the peer */
+}
+
+/*
+ * The connection's last steps, in this order: rx takes the last bytes
+ * while the callbacks are still ours, tx stops, the Terminate (queued by
+ * rx, tx or that last read) goes out, the QP gives back what rx and tx
+ * held and is let go, then the socket closes and iw_cm hears of it.
+ */
+static void iw_close_work(struct work_struct *work)
+{
+	struct iw_ep *ep = container_of(to_delayed_work(work), struct iw_ep,
+					close_work);
+	struct srdma_qp *qp = ep->qp;
+	struct iw_qp *iqp = to_iwqp(qp);
+
+	if (!iw_ep_close_begin(ep))
+		return;
+	iw_rx_drain(iqp, ep->sock->sk, !ep->abort);
+	iw_ep_unhook(ep);
+	if (iw_close_stop_tx(iqp))
+		iw_close_terminate(ep, iqp);
 	/*
 	 * rx and tx are quiet: give back what they held. The receive being
 	 * filled is older than any still posted, so its flush comes first.
@@ -1125,65 +1156,90 @@ static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
 	return 0;
 }
 
+/*
+ * The addresses a wildcard listen binds, at most IW_MAX_LISTEN: the
+ * netdev's IPv4 ones, on the wildcard's port. Returns how many.
+ */
+static int iw_listen_addrs4(struct net_device *ndev,
+			    const struct sockaddr_storage *wild,
+			    struct sockaddr_storage *addrs)
+{
+	const struct sockaddr_in *w = (const void *)wild;
+	struct in_device *in_dev;
+	const struct in_ifaddr *ifa;
+	int n = 0;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			struct sockaddr_in *a = (void *)&addrs[n];
+
+			if (n == IW_MAX_LISTEN)
+				break;
+			memset(a, 0, sizeof(addrs[n]));
+			a->sin_family = AF_INET;
+			a->sin_port = w->sin_port;
+			a->sin_addr.s_addr = ifa->ifa_local;
+			n++;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Likewise for IPv6: the netdev's addresses but tentative ones (their
+ * duplicate address detection is not through), link-local ones scoped
+ * to the netdev.
+ */
+static int iw_listen_addrs6(struct net_device *ndev,
+			    const struct sockaddr_storage *wild,
+			    struct sockaddr_storage *addrs)
+{
+	const struct sockaddr_in6 *w = (const void *)wild;
+	struct inet6_dev *idev = in6_dev_get(ndev);
+	struct inet6_ifaddr *ifp;
+	int n = 0;
+
+	if (!idev)
+		return 0;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		struct sockaddr_in6 *a = (void *)&addrs[n];
+
+		if (n == IW_MAX_LISTEN)
+			break;
+		if (ifp->flags & IFA_F_TENTATIVE)
+			continue;
+		memset(a, 0, sizeof(addrs[n]));
+		a->sin6_family = AF_INET6;
+		a->sin6_port = w->sin6_port;
+		a->sin6_addr = ifp->addr;
+		if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+			a->sin6_scope_id = ndev->ifindex;
+		n++;
+	}
+	read_unlock_bh(&idev->lock);
+	in6_dev_put(idev);
+	return n;
+}
+
 /* A wildcard listen binds each address the netdev has, like a NIC does. */
 static int iw_listen_wildcard(struct iw_listener *l,
 			      const struct sockaddr_storage *wild, int backlog)
 {
 	struct net_device *ndev = l->dev->ndev;
 	struct sockaddr_storage *addrs;
-	int i, n = 0, err = 0;
+	int i, n, err = 0;
 
 	addrs = kcalloc(IW_MAX_LISTEN, sizeof(*addrs), GFP_KERNEL);
 	if (!addrs)
 		return -ENOMEM;
-	if (wild->ss_family == AF_INET) {
-		const struct sockaddr_in *w = (const void *)wild;
-		struct in_device *in_dev;
-		const struct in_ifaddr *ifa;
-
-		rcu_read_lock();
-		in_dev = __in_dev_get_rcu(ndev);
-		if (in_dev) {
-			in_dev_for_each_ifa_rcu(ifa, in_dev) {
-				struct sockaddr_in *a = (void *)&addrs[n];
-
-				if (n == IW_MAX_LISTEN)
-					break;
-				memset(a, 0, sizeof(addrs[n]));
-				a->sin_family = AF_INET;
-				a->sin_port = w->sin_port;
-				a->sin_addr.s_addr = ifa->ifa_local;
-				n++;
-			}
-		}
-		rcu_read_unlock();
-	} else {
-		const struct sockaddr_in6 *w = (const void *)wild;
-		struct inet6_dev *idev = in6_dev_get(ndev);
-		struct inet6_ifaddr *ifp;
-
-		if (idev) {
-			read_lock_bh(&idev->lock);
-			list_for_each_entry(ifp, &idev->addr_list, if_list) {
-				struct sockaddr_in6 *a = (void *)&addrs[n];
-
-				if (n == IW_MAX_LISTEN)
-					break;
-				if (ifp->flags & IFA_F_TENTATIVE)
-					continue;
-				memset(a, 0, sizeof(addrs[n]));
-				a->sin6_family = AF_INET6;
-				a->sin6_port = w->sin6_port;
-				a->sin6_addr = ifp->addr;
-				if (ipv6_addr_type(&ifp->addr) &
-				    IPV6_ADDR_LINKLOCAL)
-					a->sin6_scope_id = ndev->ifindex;
-				n++;
-			}
-			read_unlock_bh(&idev->lock);
-			in6_dev_put(idev);
-		}
-	}
+	if (wild->ss_family == AF_INET)
+		n = iw_listen_addrs4(ndev, wild, addrs);
+	else
+		n = iw_listen_addrs6(ndev, wild, addrs);
 	for (i = 0; i < n; i++) {
 		int e = iw_listen_one(l, &addrs[i], backlog);
 

@@ -324,8 +324,8 @@ void iw_rx_data_ready(struct sock *sk);
 void iw_rx_start(struct iw_qp *iqp, struct socket *s);
 void iw_rx_reset(struct iw_qp *iqp);
 void iw_rx_release(struct iw_qp *iqp);
+void iw_rx_drain(struct iw_qp *iqp, struct sock *sk, bool read);
 void iw_rx_flush(struct iw_qp *iqp);
-void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp);
 u8 iw_rdmap_key_code(int err);
 
 /* terminate.c */

@@ -37,20 +37,6 @@ void iw_rx_release(struct iw_qp *iqp)
 	}
 }
 
-/*
- * Closing: a receive taken for a SEND that never finished is flushed,
- * and rx places nothing more (not even the rest of a READ response).
- */
-void iw_rx_flush(struct iw_qp *iqp)
-{
-	struct iw_rx *rx = &iqp->rx;
-
-	srdma_recv_flush(iqp->qp, &rx->recv);
-	rx->rd_active = false;
-	rx->state = IW_RX_DEAD;
-	iw_rx_release(iqp);
-}
-
 void iw_rx_reset(struct iw_qp *iqp)
 {
 	struct iw_rx *rx = &iqp->rx;
@@ -737,83 +723,131 @@ static void iw_rx_crc(struct iw_qp *iqp, const u8 *p, u32 len)
 		iqp->rx.crc = crc32c(iqp->rx.crc, p, len);
 }
 
-/* The byte stream state machine; consumes all of @len. */
+/*
+ * The byte stream state machine: each step below takes what it can of
+ * the bytes in hand for its part of the FPDU - MPA length and headers,
+ * payload, pad and CRC - and says how many it took. A step that fails
+ * the stream leaves rx dead; the walk stops there.
+ */
+
+/*
+ * The first four bytes of a header are in: its length follows from the
+ * DDP segment kind and the RDMAP opcode.
+ */
+static bool iw_rx_hdr_sized(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	int hl = iw_rx_hdr_len(rx->hdr[2], rx->hdr[3]);
+
+	if (hl < 0) {
+		rx->hdr_need = 4;
+		/* too little of it to quote back */
+		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				 TERM_RDMAP_OPCODE, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	rx->hdr_need = hl;
+	return true;
+}
+
+/*
+ * MPA length field, DDP and RDMAP headers: collected in rx->hdr, as a
+ * header may come split over any number of segments.
+ */
+static u32 iw_rx_hdr_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	u32 n;
+
+	if (!rx->hdr_have)
+		rx->crc = ~0U;
+	n = min(len, (rx->hdr_need ? rx->hdr_need : 4) - rx->hdr_have);
+	memcpy(rx->hdr + rx->hdr_have, p, n);
+	iw_rx_crc(iqp, p, n);
+	rx->hdr_have += n;
+	if (!rx->hdr_need && rx->hdr_have == 4 && !iw_rx_hdr_sized(iqp))
+		return n;
+	if (rx->hdr_need && rx->hdr_have == rx->hdr_need)
+		iw_rx_hdr_done(iqp);
+	return n;
+}
+
+/* Payload: placed as it comes, where the header step decided. */
+static u32 iw_rx_data_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	u32 n = min(len, rx->data_left);
+
+	iw_rx_place(iqp, p, n);
+	iw_rx_crc(iqp, p, n);
+	rx->data_left -= n;
+	/* a placement that failed the stream left rx dead: it stays so */
+	if (!rx->data_left && rx->state == IW_RX_DATA)
+		rx->state = IW_RX_TRAILER;
+	return n;
+}
+
+/* The MPA CRC (RFC 5044 6.2), where negotiated: FPDU and pad. */
+static bool iw_rx_crc_ok(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+	u32 pad = rx->trailer_need - MPA_CRC_SIZE;
+	u32 crc;
+
+	if (!iqp->conn.crc)
+		return true;
+	crc = crc32c(rx->crc, rx->trailer, pad);
+	if (~crc == get_unaligned_le32(rx->trailer + pad))
+		return true;
+	srdma_count(qp_dev(iqp->qp), SRDMA_CNT_RX_BAD_CRC);
+	iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_CRC,
+			 IB_WC_LOC_QP_OP_ERR);
+	return false;
+}
+
+/* Pad and CRC: the FPDU ends once its CRC is good; the next may begin. */
+static u32 iw_rx_trailer_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+{
+	struct iw_rx *rx = &iqp->rx;
+	u32 n = min(len, rx->trailer_need - rx->trailer_have);
+
+	memcpy(rx->trailer + rx->trailer_have, p, n);
+	rx->trailer_have += n;
+	if (rx->trailer_have < rx->trailer_need || !iw_rx_crc_ok(iqp))
+		return n;
+	iw_rx_fpdu_done(iqp);
+	/* completing the FPDU may have failed the stream */
+	if (rx->state == IW_RX_DEAD)
+		return n;
+	rx->state = IW_RX_HDR;
+	rx->hdr_have = 0;
+	rx->hdr_need = 0;
+	return n;
+}
+
+/* Walk @len bytes of the stream through the steps, up to where rx dies. */
 static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
 {
 	struct iw_rx *rx = &iqp->rx;
 	u32 n;
-	int hl;
 
 	while (len) {
 		switch (rx->state) {
 		case IW_RX_HDR:
-			if (!rx->hdr_have)
-				rx->crc = ~0U;
-			n = min(len, (rx->hdr_need ? rx->hdr_need : 4) -
-				     rx->hdr_have);
-			memcpy(rx->hdr + rx->hdr_have, p, n);
-			iw_rx_crc(iqp, p, n);
-			rx->hdr_have += n;
-			p += n;
-			len -= n;
-			if (!rx->hdr_need && rx->hdr_have == 4) {
-				hl = iw_rx_hdr_len(rx->hdr[2], rx->hdr[3]);
-				if (hl < 0) {
-					rx->hdr_need = 4;
-					/* too little of it to quote back */
-					iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-							 TERM_RDMAP_OPERATION,
-							 TERM_RDMAP_OPCODE,
-							 IB_WC_LOC_QP_OP_ERR);
-					break;
-				}
-				rx->hdr_need = hl;
-			}
-			if (rx->hdr_need && rx->hdr_have == rx->hdr_need)
-				iw_rx_hdr_done(iqp);
+			n = iw_rx_hdr_bytes(iqp, p, len);
 			break;
 		case IW_RX_DATA:
-			n = min(len, rx->data_left);
-			iw_rx_place(iqp, p, n);
-			iw_rx_crc(iqp, p, n);
-			rx->data_left -= n;
-			p += n;
-			len -= n;
-			if (!rx->data_left && rx->state == IW_RX_DATA)
-				rx->state = IW_RX_TRAILER;
+			n = iw_rx_data_bytes(iqp, p, len);
 			break;
 		case IW_RX_TRAILER:
-			n = min(len, rx->trailer_need - rx->trailer_have);
-			memcpy(rx->trailer + rx->trailer_have, p, n);
-			rx->trailer_have += n;
-			p += n;
-			len -= n;
-			if (rx->trailer_have < rx->trailer_need)
-				break;
-			if (iqp->conn.crc) {
-				u32 pad = rx->trailer_need - MPA_CRC_SIZE;
-				u32 crc = crc32c(rx->crc, rx->trailer, pad);
-
-				if (~crc != get_unaligned_le32(rx->trailer +
-							       pad)) {
-					srdma_count(qp_dev(iqp->qp),
-						    SRDMA_CNT_RX_BAD_CRC);
-					iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0,
-							 TERM_LLP_CRC,
-							 IB_WC_LOC_QP_OP_ERR);
-					break;
-				}
-			}
-			iw_rx_fpdu_done(iqp);
-			if (rx->state == IW_RX_DEAD)
-				break;
-			rx->state = IW_RX_HDR;
-			rx->hdr_have = 0;
-			rx->hdr_need = 0;
+			n = iw_rx_trailer_bytes(iqp, p, len);
 			break;
 		case IW_RX_DEAD:
+		default:
 			return;
 		}
+		p += n;
+		len -= n;
 	}
 }
 
@@ -839,7 +873,7 @@ static int iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
-void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
+static void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
 {
 	read_descriptor_t desc = { .arg.data = iqp, .count = 1 };
 
@@ -866,4 +900,51 @@ void iw_rx_start(struct iw_qp *iqp, struct socket *s)
 	lock_sock(s->sk);
 	iw_rx_read_sock(s->sk, iqp);
 	release_sock(s->sk);
+}
+
+/*
+ * The connection is closing. rx has its part in the close work (cm.c,
+ * process context) at two points, with the Terminate in between (see
+ * terminate.c for the whole path):
+ *
+ *  - iw_rx_drain() while the socket's callbacks are still ours: a FIN
+ *    may come with the last data, and the close work may run before
+ *    data_ready did. A fault found there queues its Terminate in time
+ *    for the close work to send it.
+ *  - iw_rx_flush() once rx cannot run any more (callbacks given back)
+ *    and the Terminate, if any, is out: rx gives back what it held.
+ *
+ * One call cannot do both: the drain must come before the close work
+ * takes the pending Terminate, and what the drain leaves held must stay
+ * held until the Terminate is sent.
+ */
+
+/*
+ * Read what the socket still has, unless @read is false (the close
+ * aborts: it goes with the socket) or the QP failed (nothing lands in
+ * memory or the CQ after the flush; the bytes stay in the socket). The
+ * socket lock is taken either way: its release runs the backlog, rx
+ * included, before the callbacks go.
+ */
+void iw_rx_drain(struct iw_qp *iqp, struct sock *sk, bool read)
+{
+	lock_sock(sk);
+	if (read && READ_ONCE(iqp->qp->state) != IB_QPS_ERR)
+		iw_rx_read_sock(sk, iqp);
+	release_sock(sk);
+}
+
+/*
+ * rx is quiet: a receive taken for a SEND that never finished is
+ * flushed, and rx places nothing more (not even the rest of a READ
+ * response) until a reset.
+ */
+void iw_rx_flush(struct iw_qp *iqp)
+{
+	struct iw_rx *rx = &iqp->rx;
+
+	srdma_recv_flush(iqp->qp, &rx->recv);
+	rx->rd_active = false;
+	rx->state = IW_RX_DEAD;
+	iw_rx_release(iqp);
 }

@@ -13,12 +13,18 @@
  *  2. srdma_qp_error() (core) calls the transport's qp_error hook,
  *     iw_qp_error() (iwarp.c), which queues the endpoint's close work
  *     (cm.c), asking for no reset while a Terminate is pending.
- *  3. The close work (cm.c), in process context with rx stopped (the QP
- *     is in ERR) and the tx work cancelled, takes the pending Terminate;
- *     iw_tx_terminate() (tx.c) finishes the FPDU that may be half sent
- *     and sends the Terminate with the other FPDUs' framing. The close
- *     work then flushes rx (iw_rx_flush) and closes with a FIN so the
- *     Terminate reaches the peer.
+ *  3. The close work (iw_close_work, cm.c), in process context:
+ *     iw_rx_drain() (rx.c) reads nothing more for a QP in ERR; in a
+ *     graceful close it reads the last bytes, and a fault found there
+ *     queues its Terminate as in step 1, for this close to send. The
+ *     socket gets its callbacks back, so rx cannot run again, and
+ *     iw_close_stop_tx() waits for tx to be done with the socket and
+ *     takes the pending Terminate. iw_close_terminate() has
+ *     iw_tx_terminate() (tx.c) finish the FPDU that may be half sent
+ *     and send the Terminate with the other FPDUs' framing, unless the
+ *     peer closed its side. Then iw_rx_flush() (rx.c) flushes the
+ *     receive rx held, srdma_qp_closed() the rest, and the socket
+ *     closes with a FIN so the Terminate reaches the peer.
  *
  * iw_terminate() serves rx and tx alike and belongs to neither, hence a
  * file of its own; the FPDU that carries it is built in tx.c, with the
