@@ -12,8 +12,9 @@
 
 bool srdma_recv_take(struct srdma_qp *qp, struct srdma_recv *r)
 {
-	if (!srdma_rq_pop(qp, &r->wqe, r->sge))
+	if (!srdma_rq_pop(qp, &r->wqe, qp->recv_sge, qp->recv_max_sge))
 		return false;
+	r->sge = qp->recv_sge;
 	srdma_recv_restart(r);
 	r->held = true;
 	return true;

@@ -33,7 +33,23 @@ int srdma_swqe_alloc(struct srdma_qp *qp)
 	qp->swqe_size = size;
 	qp->swqe_buf = kvcalloc(srdma_queue_slots(&qp->sq.q), qp->swqe_size,
 				GFP_KERNEL);
-	return qp->swqe_buf ? 0 : -ENOMEM;
+	if (!qp->swqe_buf)
+		return -ENOMEM;
+
+	/*
+	 * The receive side's copy: the SGE list of the one receive being
+	 * placed, as long as the receives this QP can be given. 16 bytes for
+	 * one SGE instead of 512 for SRDMA_MAX_SGE, per QP.
+	 */
+	qp->recv_max_sge = max_t(u32, qp->srq ? qp->srq->rq.max_sge :
+					      qp->rq.max_sge, 1);
+	qp->recv_sge = kcalloc(qp->recv_max_sge, sizeof(*qp->recv_sge),
+			       GFP_KERNEL);
+	if (!qp->recv_sge) {
+		srdma_swqe_free(qp);
+		return -ENOMEM;
+	}
+	return 0;
 }
 ALLOW_ERROR_INJECTION(srdma_swqe_alloc, ERRNO);
 
@@ -41,6 +57,8 @@ void srdma_swqe_free(struct srdma_qp *qp)
 {
 	kvfree(qp->swqe_buf);
 	qp->swqe_buf = NULL;
+	kfree(qp->recv_sge);
+	qp->recv_sge = NULL;
 }
 
 /* One of the RC opcodes that only some transports carry. */
@@ -556,17 +574,18 @@ void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 
 /*
  * For srdma_recv_take(): take the next posted receive, copied and checked.
- * @sge has room for SRDMA_MAX_SGE entries. Returns false when the
- * receive queue is empty.
+ * @sge has room for @max_sge entries; a receive with more is taken with
+ * none (and fails as too short). Returns false when the receive queue is
+ * empty.
  */
 bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
-		  struct ib_sge *sge)
+		  struct ib_sge *sge, u32 max_sge)
 {
 	struct rxe_queue_buf *buf = qp->rq.q.buf;
 	unsigned long flags;
 
 	if (qp->srq)
-		return srdma_srq_pop(qp->srq, out, sge);
+		return srdma_srq_pop(qp->srq, out, sge, max_sge);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	/* slot contents before the index: pairs with the producer */
@@ -576,7 +595,7 @@ bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
 		return false;
 	}
 	srdma_recv_wqe_copy(srdma_queue_addr(&qp->rq.q, qp->rq_cons),
-			    qp->rq.max_sge, out, sge);
+			    min(qp->rq.max_sge, max_sge), out, sge);
 	qp->rq_cons = (qp->rq_cons + 1) & qp->rq.q.index_mask;
 	/* done with the slot before the producer may reuse it */
 	smp_store_release(&buf->consumer_index, qp->rq_cons);

@@ -369,6 +369,12 @@ struct srdma_qp {
 
 	struct srdma_wq rq;
 	u32 rq_cons;
+	/*
+	 * The SGE list of the receive being placed (struct srdma_recv: one
+	 * per QP), as long as the RQ's or the SRQ's max_sge, not the most.
+	 */
+	struct ib_sge *recv_sge;
+	u32 recv_max_sge;
 
 	struct srdma_qp_attr attr;
 	struct srdma_qp_stats stats;	/* rdma res show qp -dd */
@@ -590,7 +596,7 @@ int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
-		   struct ib_sge *sge);
+		   struct ib_sge *sge, u32 max_sge);
 
 /* keys.c APIs: */
 int srdma_key_add(struct srdma_dev *dev, struct srdma_mem *mem);
@@ -652,7 +658,7 @@ void srdma_swqe_free(struct srdma_qp *qp);
 void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 			 struct rxe_recv_wqe *out, struct ib_sge *sge);
 bool srdma_rq_pop(struct srdma_qp *qp, struct rxe_recv_wqe *out,
-		  struct ib_sge *sge);
+		  struct ib_sge *sge, u32 max_sge);
 
 /* Kernel version differences, some wrapping the prototypes above. */
 #include "compat.h"

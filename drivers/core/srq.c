@@ -203,7 +203,7 @@ int srdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 /* Take one receive for a transport; fires the limit event when due. */
 bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
-		   struct ib_sge *sge)
+		   struct ib_sge *sge, u32 max_sge)
 {
 	unsigned long flags;
 	bool limit_hit = false;
@@ -220,7 +220,7 @@ bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
 		return false;
 	}
 	srdma_recv_wqe_copy(srdma_queue_addr(&srq->rq.q, srq->cons),
-			    srq->rq.max_sge, out, sge);
+			    min(srq->rq.max_sge, max_sge), out, sge);
 	srq->cons = (srq->cons + 1) & srq->rq.q.index_mask;
 	/* done with the slot before the producer may reuse it */
 	smp_store_release(&srq->rq.q.buf->consumer_index, srq->cons);

@@ -474,12 +474,13 @@ enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
  * @wqe: its copy, checked (wr_id, SGE count)
  * @cur: where in @sge the next byte goes
  * @len: bytes placed so far
- * @sge: its SGE list
+ * @sge: its SGE list, the QP's (qp->recv_sge) once taken
  *
  * A transport's responder keeps one per QP for the message in progress
- * and reads @held and @len; the functions below change it. Every
- * receive taken off a ring completes - successfully, in error or
- * flushed - as nothing else would give it back to the consumer. The
+ * (never more: the SGE list it points to is the QP's) and reads @held
+ * and @len; the functions below change it. Every receive taken off a
+ * ring completes - successfully, in error or flushed - as nothing else
+ * would give it back to the consumer. The
  * core takes no lock for it: the transport serializes every use of one
  * (RoCE under its rwqe_lock, iWARP in its rx path or once rx is quiet).
  * Each function may run in any context.
@@ -489,7 +490,7 @@ struct srdma_recv {
 	struct rxe_recv_wqe wqe;
 	struct srdma_sge_cursor cur;
 	u32 len;
-	struct ib_sge sge[SRDMA_MAX_SGE];
+	struct ib_sge *sge;
 };
 
 /**

@@ -408,7 +408,7 @@ static int iw_ep_attach(struct iw_ep *ep)
 
 	/* one FPDU per TCP segment where the MSS allows it */
 	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IW_MAX_FPDU);
-	err = iw_tx_buf_alloc(iqp, iw_max_payload(mss));
+	err = iw_tx_prepare(iqp, ep, iw_max_payload(mss));
 	if (err)
 		return err;
 	mutex_lock(&qp->modify_lock);

@@ -93,6 +93,7 @@ static void iw_qp_destroy(struct srdma_qp *qp)
 	iw_rx_release(iqp);
 	iw_tx_release(iqp);
 	iw_tx_buf_free(iqp);
+	iw_tx_tables_free(iqp);
 	kfree(iqp);
 	qp->tp_priv = NULL;
 }
@@ -216,6 +217,13 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 	.query_gid = srdma_iw_query_gid,
 };
 
+/* Every device, QP and connection is gone: free the spare buffers too. */
+static void iw_exit(void)
+{
+	srdma_iw_net_exit();
+	iw_tx_pool_drain();
+}
+
 static int iw_newlink(const char *name, struct net_device *ndev)
 {
 	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
@@ -242,7 +250,7 @@ const struct srdma_transport srdma_iwarp_transport = {
 	 * (lingering closes) everywhere.
 	 */
 	.init = srdma_iw_net_init,
-	.exit = srdma_iw_net_exit,
+	.exit = iw_exit,
 	.node_type = RDMA_NODE_RNIC,
 	.vendor_part_id = 2,
 	.core_cap_flags = RDMA_CORE_PORT_IWARP,

@@ -30,6 +30,7 @@
 #define IW_MAX_HDR	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) + \
 			 sizeof(struct rdmap_atomic_req))
 #define IW_TX_BUF_SIZE	(64 * 1024)	/* the most a transmit buffer holds */
+#define IW_TX_BUF_MIN	(4 * 1024)	/* the least, for the smallest MSS */
 #define IW_TX_BUF_FPDUS	8		/* full FPDUs it holds, below that */
 #define IW_MAX_FPDU	(16 * 1024)	/* cap on one FPDU, below the buffer */
 #define IW_MPA_TIMEOUT	(10 * HZ)	/* whole set-up: TCP connect and MPA */
@@ -148,8 +149,8 @@ enum iw_rx_state {
 };
 
 /*
- * A read (or atomic) this side owes its peer. A QP keeps IW_MAX_IRD of
- * them, so the two kinds share their fields: 48 bytes, not 64.
+ * A read (or atomic) this side owes its peer. A QP keeps up to its IRD
+ * of them, so the two kinds share their fields: 48 bytes, not 64.
  */
 struct iw_rresp {
 	struct srdma_mem *mem;		/* read: NULL for zero length */
@@ -228,8 +229,8 @@ struct iw_qp {
 	/* transmit: whoever holds tx_mutex is the only writer */
 	struct work_struct tx_work;
 	struct mutex tx_mutex;		/* one writer on the socket */
-	u8 *tx_buf;			/* while attached (iw_tx_buf_alloc) */
-	u32 tx_buf_size;
+	u8 *tx_buf;			/* while it holds unsent bytes */
+	u32 tx_buf_size;		/* for this connection's MSS */
 	u32 tx_len;
 	u32 tx_off;
 	u32 tx_idx;			/* next SQ WQE to put on the wire */
@@ -241,14 +242,28 @@ struct iw_qp {
 	u32 msn_aresp;
 	u32 next_req_id;
 
-	/* outstanding READ/atomic WQEs (SQ indices), oldest first */
-	u32 orq[IW_MAX_ORD];
+	/*
+	 * Outstanding READ/atomic WQEs (SQ indices), oldest first, and the
+	 * read/atomic responses owed to the peer: rings of a power of two
+	 * entries, at least the ORD and IRD of the connection (iw_tx_prepare).
+	 */
+	u32 *orq;
+	u32 orq_mask;
 	u32 orq_head, orq_tail;
-
-	/* read/atomic responses owed to the peer, oldest first */
-	struct iw_rresp ird[IW_MAX_IRD];
+	struct iw_rresp *ird;
+	u32 ird_mask;
 	u32 ird_head, ird_tail;
 };
+
+static inline u32 *iw_orq_at(struct iw_qp *iqp, u32 i)
+{
+	return &iqp->orq[i & iqp->orq_mask];
+}
+
+static inline struct iw_rresp *iw_ird_at(struct iw_qp *iqp, u32 i)
+{
+	return &iqp->ird[i & iqp->ird_mask];
+}
 
 static inline struct iw_qp *to_iwqp(struct srdma_qp *qp)
 {
@@ -338,8 +353,10 @@ void iw_tx_write_space(struct sock *sk);
 void iw_tx_kick(struct iw_qp *iqp);
 void iw_tx_post(struct iw_qp *iqp);
 int iw_tx_terminate(struct iw_qp *iqp, struct socket *s);
-int iw_tx_buf_alloc(struct iw_qp *iqp, u32 max_payload);
+int iw_tx_prepare(struct iw_qp *iqp, const struct iw_ep *ep, u32 max_payload);
 void iw_tx_buf_free(struct iw_qp *iqp);
+void iw_tx_tables_free(struct iw_qp *iqp);
+void iw_tx_pool_drain(void);
 void iw_tx_reset(struct iw_qp *iqp);
 void iw_tx_release(struct iw_qp *iqp);
 u32 iw_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc);

@@ -156,8 +156,7 @@ static struct srdma_swqe *iw_rx_orq_head(struct iw_qp *iqp)
 
 	spin_lock_bh(&iqp->lock);
 	if (iqp->orq_head != iqp->orq_tail)
-		w = srdma_swqe_at(iqp->qp,
-				  iqp->orq[iqp->orq_head % IW_MAX_ORD]);
+		w = srdma_swqe_at(iqp->qp, *iw_orq_at(iqp, iqp->orq_head));
 	spin_unlock_bh(&iqp->lock);
 	return w;
 }
@@ -176,9 +175,9 @@ static bool iw_rx_ird_push(struct iw_qp *iqp, const struct iw_rresp *r)
 	bool ok;
 
 	spin_lock_bh(&iqp->lock);
-	ok = iqp->ird_tail - iqp->ird_head < IW_MAX_IRD;
+	ok = iqp->ird_tail - iqp->ird_head <= iqp->ird_mask;
 	if (ok) {
-		iqp->ird[iqp->ird_tail % IW_MAX_IRD] = *r;
+		*iw_ird_at(iqp, iqp->ird_tail) = *r;
 		iqp->ird_tail++;
 	}
 	spin_unlock_bh(&iqp->lock);

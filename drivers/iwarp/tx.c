@@ -8,12 +8,136 @@
  * SEND and WRITE complete once TCP has taken all of their bytes (TCP
  * delivers them or the connection dies); READ and atomics complete when
  * their answer arrives (rx.c).
+ *
+ * The buffer is held only while it holds bytes TCP has not taken: a run
+ * takes one when it has something to send and gives it back when it ends
+ * with nothing left; one stopped by a full socket keeps it. An idle
+ * connection holds none, which matters with a thousand of them.
  */
 #include <linux/crc32c.h>
+#include <linux/sched/mm.h>
 #include <net/tcp.h>
 
 #include "iwarp.h"
 #include "trace.h"
+
+/*
+ * Free transmit buffers, one list per size (IW_TX_BUF_MIN to
+ * IW_TX_BUF_SIZE, powers of two), kept so that a busy QP's run pays for
+ * a short spinlock, not an allocation of up to 64 KiB. Each list keeps
+ * at most IW_TX_POOL_BYTES; more go back to the allocator. Only process
+ * context (tx_mutex holders) takes or gives, so a plain spinlock does.
+ */
+#define IW_TX_POOL_LISTS	(ilog2(IW_TX_BUF_SIZE) - ilog2(IW_TX_BUF_MIN) + 1)
+#define IW_TX_POOL_BYTES	(256 * 1024)
+
+struct iw_tx_free {
+	struct iw_tx_free *next;
+};
+
+static struct iw_tx_pool {
+	spinlock_t lock;		/* head, count */
+	struct iw_tx_free *head;
+	u32 count;
+} iw_tx_pool[IW_TX_POOL_LISTS] = {
+	[0 ... IW_TX_POOL_LISTS - 1] = {
+		.lock = __SPIN_LOCK_UNLOCKED(iw_tx_pool.lock),
+	},
+};
+
+static struct iw_tx_pool *iw_tx_pool_of(u32 size)
+{
+	return &iw_tx_pool[ilog2(size) - ilog2(IW_TX_BUF_MIN)];
+}
+
+/* A buffer of @size bytes, or NULL. Process context. */
+static void *iw_tx_pool_get(u32 size)
+{
+	struct iw_tx_pool *p = iw_tx_pool_of(size);
+	struct iw_tx_free *f;
+	unsigned int noio;
+	void *buf;
+
+	spin_lock(&p->lock);
+	f = p->head;
+	if (f) {
+		p->head = f->next;
+		p->count--;
+	}
+	spin_unlock(&p->lock);
+	if (f)
+		return f;
+	/*
+	 * Storage ULPs (nvme-rdma, NFS) write back through this path: the
+	 * allocation must not wait for I/O, which may be our own. kvmalloc
+	 * falls back to vmalloc (64 KiB need not be contiguous), which only
+	 * the scope, not a GFP_NOIO mask, keeps from doing I/O.
+	 */
+	noio = memalloc_noio_save();
+	buf = kvmalloc(size, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	return buf;
+}
+
+static void iw_tx_pool_put(void *buf, u32 size)
+{
+	struct iw_tx_pool *p = iw_tx_pool_of(size);
+	struct iw_tx_free *f = buf;
+	bool kept = false;
+
+	spin_lock(&p->lock);
+	if ((p->count + 1) * size <= IW_TX_POOL_BYTES) {
+		f->next = p->head;
+		p->head = f;
+		p->count++;
+		kept = true;
+	}
+	spin_unlock(&p->lock);
+	if (!kept)
+		kvfree(buf);
+}
+
+/* Module exit, every QP gone: free what the lists keep. */
+void iw_tx_pool_drain(void)
+{
+	u32 i;
+
+	for (i = 0; i < IW_TX_POOL_LISTS; i++) {
+		struct iw_tx_pool *p = &iw_tx_pool[i];
+		struct iw_tx_free *f;
+
+		spin_lock(&p->lock);
+		f = p->head;
+		p->head = NULL;
+		p->count = 0;
+		spin_unlock(&p->lock);
+		while (f) {
+			struct iw_tx_free *next = f->next;
+
+			kvfree(f);
+			f = next;
+		}
+	}
+}
+
+/* Take a buffer for a run that has bytes to build; false without one. */
+static bool iw_tx_buf_take(struct iw_qp *iqp)
+{
+	lockdep_assert_held(&iqp->tx_mutex);
+	if (!iqp->tx_buf)
+		iqp->tx_buf = iw_tx_pool_get(iqp->tx_buf_size);
+	return iqp->tx_buf;
+}
+
+/* Give the buffer back once TCP has taken every byte in it. */
+static void iw_tx_buf_give(struct iw_qp *iqp)
+{
+	lockdep_assert_held(&iqp->tx_mutex);
+	if (!iqp->tx_buf || iqp->tx_len)
+		return;
+	iw_tx_pool_put(iqp->tx_buf, iqp->tx_buf_size);
+	iqp->tx_buf = NULL;
+}
 
 /* Room one more FPDU of @max_payload needs in the buffer, at worst. */
 static u32 iw_fpdu_room_for(u32 max_payload)
@@ -178,7 +302,7 @@ static bool iw_tx_response(struct iw_qp *iqp)
 
 	spin_lock_bh(&iqp->lock);
 	r = iqp->ird_head != iqp->ird_tail ?
-	    &iqp->ird[iqp->ird_head % IW_MAX_IRD] : NULL;
+	    iw_ird_at(iqp, iqp->ird_head) : NULL;
 	spin_unlock_bh(&iqp->lock);
 	if (!r)
 		return false;
@@ -285,7 +409,7 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 			spin_unlock_bh(&iqp->lock);
 			return false;	/* rx kicks us when one returns */
 		}
-		iqp->orq[iqp->orq_tail % IW_MAX_ORD] = iqp->tx_idx;
+		*iw_orq_at(iqp, iqp->orq_tail) = iqp->tx_idx;
 		iqp->orq_tail++;
 		spin_unlock_bh(&iqp->lock);
 		if (iw_wr_is_read(w->wr.opcode))
@@ -359,14 +483,43 @@ static int iw_tx_push(struct iw_qp *iqp, struct socket *s,
 	return 0;
 }
 
-static void iw_tx_fill(struct iw_qp *iqp)
+/* Anything to build FPDUs for: responses owed or WQEs not yet sent. */
+static bool iw_tx_has_work(struct iw_qp *iqp)
 {
+	struct srdma_qp *qp = iqp->qp;
+	bool owed;
+
+	/* rx queues a response, then kicks us: a later run sees it if not */
+	spin_lock_bh(&iqp->lock);
+	owed = iqp->ird_head != iqp->ird_tail;
+	spin_unlock_bh(&iqp->lock);
+	if (owed)
+		return true;
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return false;
+	/* pairs with srdma_sq_run's release of sq_fetch */
+	return iqp->tx_idx != smp_load_acquire(&qp->sq_fetch);
+}
+
+/*
+ * Build FPDUs while the buffer has room. Returns false when there was
+ * work but no buffer to build it in; nothing is lost, it stays queued.
+ */
+static bool iw_tx_fill(struct iw_qp *iqp)
+{
+	if (!iqp->tx_buf) {
+		if (!iw_tx_has_work(iqp))
+			return true;
+		if (!iw_tx_buf_take(iqp))
+			return false;
+	}
 	while (iqp->tx_buf_size - iqp->tx_len >= iw_fpdu_room(iqp)) {
 		if (iw_tx_response(iqp))
 			continue;
 		if (!iw_tx_sq(iqp))
 			break;
 	}
+	return true;
 }
 
 /* SQD: once everything queued is out, send our FIN. */
@@ -394,8 +547,11 @@ static void iw_tx_maybe_fin(struct iw_qp *iqp, struct socket *s)
 	iw_ep_put(ep);
 }
 
-/* Push and refill until the socket is full or nothing is left. */
-static void iw_tx_run(struct iw_qp *iqp)
+/*
+ * Push and refill until the socket is full or nothing is left. @worker:
+ * the tx work runs it, not a poster.
+ */
+static void iw_tx_run(struct iw_qp *iqp, bool worker)
 {
 	struct socket *s;
 	int rounds, rc;
@@ -416,8 +572,25 @@ static void iw_tx_run(struct iw_qp *iqp)
 			return;
 		}
 		iw_tx_complete(iqp);
-		iw_tx_fill(iqp);
+		if (!iw_tx_fill(iqp)) {
+			/*
+			 * No memory for a buffer, and nothing built: the
+			 * poster (whose allocation a fatal signal may have
+			 * failed) leaves it to the work; the work, which
+			 * only an exhausted system fails, ends the QP
+			 * rather than spin on the allocator.
+			 */
+			if (!worker) {
+				iw_tx_kick(iqp);
+				return;
+			}
+			pr_warn_ratelimited("QP %u: no memory to transmit\n",
+					    iqp->qp->ibqp.qp_num);
+			srdma_qp_error(iqp->qp);
+			return;
+		}
 		if (!iqp->tx_len) {
+			iw_tx_buf_give(iqp);
 			iw_tx_maybe_fin(iqp, s);
 			return;
 		}
@@ -430,7 +603,7 @@ void iw_tx_work(struct work_struct *work)
 	struct iw_qp *iqp = container_of(work, struct iw_qp, tx_work);
 
 	mutex_lock(&iqp->tx_mutex);
-	iw_tx_run(iqp);
+	iw_tx_run(iqp, true);
 	mutex_unlock(&iqp->tx_mutex);
 }
 
@@ -453,7 +626,7 @@ void iw_tx_post(struct iw_qp *iqp)
 	 */
 	if (iqp->qp->is_user && preemptible() &&
 	    mutex_trylock(&iqp->tx_mutex)) {
-		iw_tx_run(iqp);
+		iw_tx_run(iqp, false);
 		mutex_unlock(&iqp->tx_mutex);
 		return;
 	}
@@ -475,7 +648,9 @@ void iw_tx_write_space(struct sock *sk)
 
 /*
  * From the close path, with the tx work stopped: finish the FPDU that
- * may be half out, then send the Terminate that rx queued.
+ * may be half out, then send the Terminate that rx queued. An idle
+ * connection has no buffer: without memory for one it ends without the
+ * Terminate, as it does when the Terminate cannot be sent.
  */
 int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
 {
@@ -484,9 +659,14 @@ int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
 	u8 *p;
 	int err;
 
+	mutex_lock(&iqp->tx_mutex);
 	err = iw_tx_push(iqp, s, &deadline);
 	if (err)
-		return err;
+		goto out;
+	if (!iw_tx_buf_take(iqp)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	p = iw_fpdu_begin(iqp);
 	iw_untagged((void *)p, RDMAP_TERMINATE, true, DDP_QN_TERMINATE,
 		    iqp->msn_term++, 0, 0);
@@ -496,35 +676,78 @@ int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
 	       iqp->term_hdr_len);
 	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) +
 		    sizeof(struct rdmap_term) + iqp->term_hdr_len);
-	return iw_tx_push(iqp, s, &deadline);
+	err = iw_tx_push(iqp, s, &deadline);
+out:
+	mutex_unlock(&iqp->tx_mutex);
+	return err;
+}
+
+/* A power-of-two ring of at least @n (at least one) entries, zeroed. */
+static void *iw_ring_alloc(u32 n, size_t size, u32 *mask)
+{
+	n = roundup_pow_of_two(max_t(u32, n, 1));
+	*mask = n - 1;
+	return kcalloc(n, size, GFP_KERNEL);
 }
 
 /*
- * The buffer a connection's FPDUs are built in, sized for IW_TX_BUF_FPDUS
- * of them (a power of two, at most IW_TX_BUF_SIZE): 16 KiB for the MSS of
- * a 1500-byte MTU, 64 KiB from an MSS of about 4 KiB up. It lives while
- * the QP is attached, from before the attach to the detach, and not for
- * the QP's whole life. Process context, tx quiet (not attached).
+ * Before @ep attaches (process context, rx and tx quiet): size what the
+ * connection needs. The buffer FPDUs are built in holds IW_TX_BUF_FPDUS
+ * of them (a power of two, IW_TX_BUF_MIN to IW_TX_BUF_SIZE): 16 KiB for
+ * the MSS of a 1500-byte MTU, 64 KiB from an MSS of about 4 KiB up; runs
+ * take it when they have bytes to send.
+ *
+ * The ORD and IRD rings are sized by the negotiated ORD and IRD, not by
+ * the most a connection may have: a thousand connections of IRD 1 hold
+ * 48 bytes each, not 6 KiB. Without the RFC 6581 exchange the peer never
+ * learnt our IRD, so that ring keeps room for the most we ever serve.
+ * The rings only grow (a QP rarely connects twice) and go with the QP.
  */
-int iw_tx_buf_alloc(struct iw_qp *iqp, u32 max_payload)
+int iw_tx_prepare(struct iw_qp *iqp, const struct iw_ep *ep, u32 max_payload)
 {
-	u32 size = min_t(u32, IW_TX_BUF_SIZE,
-			 roundup_pow_of_two(IW_TX_BUF_FPDUS *
-					    iw_fpdu_room_for(max_payload)));
-	u8 *buf;
+	u32 size = roundup_pow_of_two(IW_TX_BUF_FPDUS *
+				      iw_fpdu_room_for(max_payload));
+	u32 ird = ep->enhanced ? ep->conn.ird : IW_MAX_IRD;
+	struct iw_rresp *ird_ring = NULL;
+	u32 *orq_ring = NULL;
+	u32 ird_mask = 0, orq_mask = 0;
 
 	BUILD_BUG_ON(IW_MAX_FPDU + IW_MAX_HDR + 3 + MPA_CRC_SIZE >
 		     IW_TX_BUF_SIZE);
-	if (iqp->tx_buf && iqp->tx_buf_size == size)
-		return 0;
-	buf = kvmalloc(size, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	iw_tx_buf_free(iqp);
+	BUILD_BUG_ON(!is_power_of_2(IW_TX_BUF_MIN) ||
+		     !is_power_of_2(IW_TX_BUF_SIZE));
+	if (!iqp->orq || iqp->orq_mask + 1 < ep->conn.ord) {
+		orq_ring = iw_ring_alloc(ep->conn.ord, sizeof(*orq_ring),
+					 &orq_mask);
+		if (!orq_ring)
+			return -ENOMEM;
+	}
+	if (!iqp->ird || iqp->ird_mask + 1 < ird) {
+		ird_ring = iw_ring_alloc(ird, sizeof(*ird_ring), &ird_mask);
+		if (!ird_ring) {
+			kfree(orq_ring);
+			return -ENOMEM;
+		}
+	}
+
 	mutex_lock(&iqp->tx_mutex);
-	iqp->tx_buf = buf;
-	iqp->tx_buf_size = size;
+	/* a detach gave back the last connection's buffer */
+	WARN_ON_ONCE(iqp->tx_buf);
+	iqp->tx_buf_size = clamp_t(u32, size, IW_TX_BUF_MIN, IW_TX_BUF_SIZE);
+	spin_lock_bh(&iqp->lock);
+	/* detached: both rings are empty, their indices reset at attach */
+	if (orq_ring) {
+		swap(iqp->orq, orq_ring);
+		iqp->orq_mask = orq_mask;
+	}
+	if (ird_ring) {
+		swap(iqp->ird, ird_ring);
+		iqp->ird_mask = ird_mask;
+	}
+	spin_unlock_bh(&iqp->lock);
 	mutex_unlock(&iqp->tx_mutex);
+	kfree(orq_ring);
+	kfree(ird_ring);
 	return 0;
 }
 
@@ -532,17 +755,26 @@ int iw_tx_buf_alloc(struct iw_qp *iqp, u32 max_payload)
 void iw_tx_buf_free(struct iw_qp *iqp)
 {
 	mutex_lock(&iqp->tx_mutex);
-	kvfree(iqp->tx_buf);
-	iqp->tx_buf = NULL;
-	iqp->tx_buf_size = 0;
+	iqp->tx_len = 0;
+	iqp->tx_off = 0;
+	iw_tx_buf_give(iqp);
 	mutex_unlock(&iqp->tx_mutex);
+}
+
+/* destroy_qp, after iw_tx_release: the rings go with the QP. */
+void iw_tx_tables_free(struct iw_qp *iqp)
+{
+	kfree(iqp->orq);
+	iqp->orq = NULL;
+	kfree(iqp->ird);
+	iqp->ird = NULL;
 }
 
 /* Drop what the transmit side holds: buffered bytes, owed responses. */
 void iw_tx_release(struct iw_qp *iqp)
 {
 	while (iqp->ird_head != iqp->ird_tail) {
-		struct iw_rresp *r = &iqp->ird[iqp->ird_head % IW_MAX_IRD];
+		struct iw_rresp *r = iw_ird_at(iqp, iqp->ird_head);
 
 		if (r->mem)
 			srdma_mem_put(r->mem);
