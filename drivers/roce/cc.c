@@ -55,6 +55,8 @@
 #define ROCE_CC_BURST_MIN		(2 * (4096 + 64))
 /* The send rate is measured over windows at least this long. */
 #define ROCE_CC_MEAS_NS			(2 * NSEC_PER_MSEC)
+/* A window this long without a packet was idle time. */
+#define ROCE_CC_IDLE_NS			(10 * ROCE_CC_MEAS_NS)
 /* kbit/s times nanoseconds to bytes */
 #define ROCE_CC_KBPS_NS_PER_BYTE	8000000ULL
 
@@ -256,11 +258,21 @@ static bool roce_cc_running(struct roce_qp *rqp)
 	       (state == IB_QPS_RTS || state == IB_QPS_SQD);
 }
 
-/* Measure what the QP sends, for the rate a first cut starts from. */
+/*
+ * Measure what the QP sends, for the rate a first cut starts from. After
+ * an idle spell the rate is unknown until a window has passed: averaged
+ * over the idle time it would say next to nothing of the burst now.
+ */
 static void roce_cc_measure(struct roce_cc *cc, u32 bytes, u64 now)
 {
 	u64 elapsed = now - cc->meas_start_ns;
 
+	if (elapsed > ROCE_CC_IDLE_NS) {
+		cc->meas_kbps = 0;
+		cc->meas_start_ns = now;
+		cc->meas_bytes = bytes;
+		return;
+	}
 	cc->meas_bytes += bytes;
 	if (elapsed < ROCE_CC_MEAS_NS)
 		return;
