@@ -34,6 +34,7 @@ struct roce_bth {
 #define ROCE_BTH_ACKREQ		0x80000000
 /* bits of the qpn word the ICRC does not cover (FECN, BECN, resv6) */
 #define ROCE_BTH_RESV8A		0xff000000
+#define ROCE_BTH_BECN		0x40000000
 
 /* 9.3.3 RDMA Extended Transport Header */
 struct roce_reth {
@@ -122,5 +123,13 @@ enum roce_op {
 	ROCE_ATOMIC_WRITE = 0x1d,	/* IBTA 1.5: RETH + 8 bytes */
 	ROCE_OP_MAX = 0x20,
 };
+
+/*
+ * A17.9.2 Congestion Notification Packet: a BTH with this opcode (the
+ * CNP service 100b, opcode 00001b), BECN set and DestQP the QP whose
+ * packets were marked, then 16 reserved bytes, then the ICRC.
+ */
+#define ROCE_OP_CNP		0x81
+#define ROCE_CNP_RSVD_BYTES	16
 
 #endif /* SRDMA_ROCE_WIRE_H */

@@ -35,7 +35,8 @@ access_nak_sent access_nak_rcvd inv_req_nak_sent inv_req_nak_rcvd
 rem_op_nak_sent rem_op_nak_rcvd rnr_retry_exceeded rx_dropped
 rx_malformed rx_bad_pkey rx_bad_service rx_bad_path rx_duplicate
 iwarp_connects iwarp_accepts iwarp_rejects_sent iwarp_rejects_rcvd
-iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd"
+iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
+cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc"
 
 # every documented counter is there, in sysfs and in rdma statistic
 counters_listed() { # DEV

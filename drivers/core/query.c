@@ -193,6 +193,11 @@ static const struct rdma_stat_desc srdma_counter_descs[SRDMA_CNT_MAX] = {
 	[SRDMA_CNT_IW_MPA_FAILURES].name = "iwarp_mpa_failures",
 	[SRDMA_CNT_IW_ABORTS].name = "iwarp_aborts",
 	[SRDMA_CNT_RD_NOMEM].name = "read_resp_nomem",
+	[SRDMA_CNT_CC_CE_RX].name = "cc_ce_rx",
+	[SRDMA_CNT_CC_CNP_TX].name = "cc_cnp_tx",
+	[SRDMA_CNT_CC_CNP_RX].name = "cc_cnp_rx",
+	[SRDMA_CNT_CC_RATE_DEC].name = "cc_rate_dec",
+	[SRDMA_CNT_CC_RATE_INC].name = "cc_rate_inc",
 };
 
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -104,6 +104,11 @@ enum srdma_counter {
 	SRDMA_CNT_IW_MPA_FAILURES,	/* MPA frames refused, either side */
 	SRDMA_CNT_IW_ABORTS,		/* connections closed with a RST */
 	SRDMA_CNT_RD_NOMEM,		/* READ replies put off: no skb */
+	SRDMA_CNT_CC_CE_RX,		/* RoCE congestion control (cc.c) */
+	SRDMA_CNT_CC_CNP_TX,
+	SRDMA_CNT_CC_CNP_RX,
+	SRDMA_CNT_CC_RATE_DEC,
+	SRDMA_CNT_CC_RATE_INC,
 	SRDMA_CNT_MAX,
 };
 

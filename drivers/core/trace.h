@@ -237,6 +237,37 @@ TRACE_EVENT(srdma_rnr_wait,
 		  __entry->delay_us, __entry->rnr_left)
 );
 
+/*
+ * RoCE congestion control changed a QP's rate: @why is "cnp" (a cut),
+ * "timer" or "bytes" (an increase), "line rate" or "disabled" (the
+ * limit ends; @rate_kbps is then the line rate). @alpha is in units of
+ * 1/2^20 (ROCE_DCQCN_ALPHA_ONE).
+ */
+TRACE_EVENT(srdma_cc_rate,
+	TP_PROTO(const struct ib_qp *qp, u32 rate_kbps, u32 target_kbps,
+		 u32 alpha, const char *why),
+	TP_ARGS(qp, rate_kbps, target_kbps, alpha, why),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&qp->device->dev))
+		__string(reason, why)
+		__field(u32, qpn)
+		__field(u32, rate_kbps)
+		__field(u32, target_kbps)
+		__field(u32, alpha)
+	),
+	TP_fast_assign(
+		srdma_assign_str(dev, dev_name(&qp->device->dev));
+		srdma_assign_str(reason, why);
+		__entry->qpn = qp->qp_num;
+		__entry->rate_kbps = rate_kbps;
+		__entry->target_kbps = target_kbps;
+		__entry->alpha = alpha;
+	),
+	TP_printk("%s qpn %u rate_kbps %u target_kbps %u alpha %u reason %s",
+		  __get_str(dev), __entry->qpn, __entry->rate_kbps,
+		  __entry->target_kbps, __entry->alpha, __get_str(reason))
+);
+
 /* modify_qp moved the QP (maybe to where it was), or an error to ERR. */
 TRACE_EVENT(srdma_qp_state,
 	TP_PROTO(const struct ib_qp *qp, int old, int new),

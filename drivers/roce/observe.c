@@ -125,7 +125,8 @@ int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 	const struct srdma_qp_stats *st = &qp->stats;
 	u32 next_psn, una_psn, epsn, msn, rd_inflight, rd_pending, held;
 	u32 in_flight, retransmits, probes, timeouts, naks_s, naks_r, rnr_r;
-	bool rnr_wait, recovering, peer_drops, timer, nak_out;
+	bool rnr_wait, recovering, peer_drops, timer, nak_out, cc_limited;
+	u32 cc_rate, cc_target, cc_alpha;
 	u8 retry_left, rnr_left;
 
 	spin_lock_bh(&rqp->lock);
@@ -150,6 +151,10 @@ int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 	naks_s = st->naks_sent;
 	naks_r = st->naks_rcvd;
 	rnr_r = st->rnr_naks_rcvd;
+	cc_limited = rqp->cc.limited;
+	cc_rate = cc_limited ? rqp->cc.dcqcn.rc : 0;
+	cc_target = cc_limited ? rqp->cc.dcqcn.rt : 0;
+	cc_alpha = cc_limited ? rqp->cc.dcqcn.alpha : 0;
 	spin_unlock_bh(&rqp->lock);
 
 	if (rdma_nl_put_driver_u32_hex(msg, "next_psn", next_psn) ||
@@ -176,7 +181,11 @@ int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "timeouts", timeouts) ||
 	    rdma_nl_put_driver_u32(msg, "naks_sent", naks_s) ||
 	    rdma_nl_put_driver_u32(msg, "naks_rcvd", naks_r) ||
-	    rdma_nl_put_driver_u32(msg, "rnr_naks_rcvd", rnr_r))
+	    rdma_nl_put_driver_u32(msg, "rnr_naks_rcvd", rnr_r) ||
+	    rdma_nl_put_driver_u32(msg, "cc_limited", cc_limited) ||
+	    rdma_nl_put_driver_u32(msg, "cc_rate_kbps", cc_rate) ||
+	    rdma_nl_put_driver_u32(msg, "cc_target_kbps", cc_target) ||
+	    rdma_nl_put_driver_u32(msg, "cc_alpha", cc_alpha))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 #include <net/udp.h>
 
@@ -113,6 +114,76 @@ static bool roce_path_ok(struct srdma_qp *qp, const struct roce_pkt *pkt)
 	       pkt->ip4->daddr == av->saddr.v4.sin_addr.s_addr;
 }
 
+/* Did a router mark the packet Congestion Experienced? */
+static bool roce_pkt_ce(const struct roce_pkt *pkt)
+{
+	u8 dsfield = pkt->ipv6 ? ipv6_get_dsfield(pkt->ip6) : pkt->ip4->tos;
+
+	return INET_ECN_is_ce(dsfield);
+}
+
+/*
+ * A Congestion Notification Packet (A17.9.2): a BTH, 16 reserved bytes
+ * and the ICRC, for one of our RC or UC QPs on its path. Checked as any
+ * packet is, then handed to congestion control (cc.c), which ignores it
+ * when disabled; never to the responder, which would take the opcode for
+ * an invalid request. Consumes the skb.
+ */
+static void roce_cnp_rcv(struct roce_pkt *pkt)
+{
+	struct sk_buff *skb = pkt->skb;
+	struct srdma_dev *dev = pkt->dev;
+	u32 qpn;
+
+	pkt->ipv6 = skb->protocol == htons(ETH_P_IPV6);
+	if (pkt->ipv6)
+		pkt->ip6 = ipv6_hdr(skb);
+	else
+		pkt->ip4 = ip_hdr(skb);
+	pkt->bth = (struct roce_bth *)skb->data;
+	if (skb->len != sizeof(struct roce_bth) + ROCE_CNP_RSVD_BYTES +
+	    ROCE_ICRC_BYTES || (pkt->bth->flags & ROCE_BTH_TVER_MASK)) {
+		srdma_count(dev, SRDMA_CNT_RX_DROP_MALFORMED);
+		goto drop_count;
+	}
+	if (!roce_icrc_ok(pkt)) {
+		srdma_count(dev, SRDMA_CNT_RX_BAD_CRC);
+		goto drop;
+	}
+	if ((be16_to_cpu(pkt->bth->pkey) & 0x7fff) != 0x7fff) {
+		srdma_count(dev, SRDMA_CNT_RX_DROP_PKEY);
+		goto drop_count;
+	}
+	qpn = be32_to_cpu(pkt->bth->qpn) & ROCE_QPN_MASK;
+	pkt->qp = srdma_qp_get(dev, qpn);
+	if (!pkt->qp) {
+		srdma_count(dev, SRDMA_CNT_RX_BAD_QP);
+		goto drop;
+	}
+	if (pkt->qp->ibqp.qp_type != IB_QPT_RC &&
+	    pkt->qp->ibqp.qp_type != IB_QPT_UC) {
+		srdma_count(dev, SRDMA_CNT_RX_DROP_SERVICE);
+		goto drop_put;
+	}
+	if (!roce_path_ok(pkt->qp, pkt)) {
+		srdma_count(dev, SRDMA_CNT_RX_DROP_PATH);
+		goto drop_put;
+	}
+	trace_srdma_roce_rx(&pkt->qp->ibqp, pkt->bth, skb->len);
+	srdma_count_pkt(pkt->qp, false, skb->len);
+	roce_cc_cnp_rcvd(pkt->qp);
+	srdma_qp_put(pkt->qp);
+	consume_skb(skb);
+	return;
+
+drop_put:
+	srdma_qp_put(pkt->qp);
+drop_count:
+	srdma_count(dev, SRDMA_CNT_RX_DROPPED);
+drop:
+	kfree_skb(skb);
+}
+
 int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 {
 	struct roce_pkt pkt = { .skb = skb };
@@ -128,6 +199,10 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	pkt.dev = dev;
 	__skb_pull(skb, sizeof(struct udphdr));
 
+	if (skb->len && skb->data[0] == ROCE_OP_CNP) {
+		roce_cnp_rcv(&pkt);
+		return 0;
+	}
 	if (roce_parse(&pkt)) {
 		ibdev_dbg_ratelimited(&dev->ibdev, "malformed packet (len %u)\n",
 				      skb->len);
@@ -177,6 +252,8 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	}
 	trace_srdma_roce_rx(&pkt.qp->ibqp, pkt.bth, skb->len);
 	srdma_count_pkt(pkt.qp, false, skb->len);
+	if (roce_pkt_ce(&pkt))
+		roce_cc_ce_rcvd(pkt.qp);
 	if (pkt.flags & ROCE_F_RESP)
 		roce_comp_rcv(&pkt);
 	else

@@ -125,8 +125,13 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	struct sk_buff *skb;
 	void *h;
 
+	/*
+	 * Paced (cc.c), packets leave slowly: every one asks for an ACK, or
+	 * ROCE_ACKREQ_EVERY of them could outlast the retransmit timeout.
+	 * ack.c sends one ACK per receive batch, not one per request.
+	 */
 	if (roce_service(qp) == ROCE_OP_RC &&
-	    ((flags & ROCE_FILL_ACKREQ) || last ||
+	    ((flags & ROCE_FILL_ACKREQ) || last || rqp->cc.limited ||
 	     !(idx % ROCE_ACKREQ_EVERY)))
 		bth_flags |= ROCE_FILL_ACKREQ;
 	if (last && (w->wr.send_flags & IB_SEND_SOLICITED))
@@ -193,6 +198,7 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	}
 
 	roce_xmit(qp, av, skb);	/* a lost packet is retransmitted */
+	roce_cc_sent(rqp, hdr_len + paylen);
 	return 0;
 }
 
@@ -338,6 +344,9 @@ void roce_req_run(struct roce_qp *rqp)
 			rw->last_psn = psn_add(rw->first_psn,
 					       roce_wqe_npkts(qp, w) - 1);
 		}
+		/* congestion control: the pace timer runs us again */
+		if (!roce_cc_tx_ok(rqp))
+			break;
 		if (!budget--) {
 			queue_work(srdma_unbound_wq, &rqp->tx_work);
 			break;
@@ -374,8 +383,12 @@ void roce_req_run(struct roce_qp *rqp)
 void roce_req_defer(struct roce_qp *rqp)
 {
 	/* the caller's roce_req_rearm() already set the retransmit timer */
-	if (!rqp->dead && rqp->req_cur != READ_ONCE(rqp->qp->sq_fetch))
-		queue_work(srdma_unbound_wq, &rqp->tx_work);
+	if (rqp->dead || rqp->req_cur == READ_ONCE(rqp->qp->sq_fetch))
+		return;
+	/* paced and waiting for tokens: the pace timer queues it */
+	if (rqp->cc.limited && hrtimer_is_queued(&rqp->cc.pace_timer))
+		return;
+	queue_work(srdma_unbound_wq, &rqp->tx_work);
 }
 
 /*
@@ -661,4 +674,5 @@ void roce_req_reset(struct roce_qp *rqp)
 	rqp->recovering = false;
 	rqp->exact_acks = 0;
 	rqp->peer_drops = false;
+	roce_cc_reset(rqp);
 }

@@ -17,6 +17,7 @@ static_assert(offsetof(struct roce_dev, dev) == 0);
 
 static int srdma_roce_dev_init(struct srdma_dev *dev)
 {
+	roce_cc_dev_init(dev);
 	roce_mcast_init(dev);
 	return srdma_net_attach(dev);
 }
@@ -39,6 +40,7 @@ static int roce_qp_init(struct srdma_qp *qp)
 	spin_lock_init(&rqp->rwqe_lock);
 	__skb_queue_head_init(&rqp->reorder);
 	roce_req_timers_init(rqp);
+	roce_cc_qp_init(rqp);
 	roce_ack_init(rqp);
 	roce_resp_init(rqp);
 	err = roce_qp_net_init(rqp);
@@ -70,6 +72,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	spin_unlock_bh(&rqp->lock);
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
+	roce_cc_stop_sync(rqp);		/* before tx_work: it queues that */
 	cancel_work_sync(&rqp->tx_work);
 	cancel_delayed_work_sync(&rqp->rd_work);
 	roce_ack_fini(rqp);
@@ -94,6 +97,9 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 	struct roce_qp *rqp = to_rqp(qp);
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
+	/* the line rate congestion control climbs back to (sleeps) */
+	if (state == IB_QPS_RTS && old != IB_QPS_SQD)
+		roce_cc_refresh_speed(qp_dev(qp));
 	spin_lock_bh(&rqp->lock);
 	switch (state) {
 	case IB_QPS_RESET:
@@ -127,6 +133,7 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
 		del_timer_sync(&rqp->retrans_timer);
 		del_timer_sync(&rqp->rnr_timer);
+		roce_cc_stop_sync(rqp);
 		spin_lock_bh(&rqp->lock);
 		rqp->rnr_wait = false;
 		rqp->req_cur = qp->sq_cons;
@@ -153,6 +160,7 @@ static void roce_qp_reset(struct srdma_qp *qp)
 	spin_unlock_bh(&rqp->lock);
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
+	roce_cc_stop_sync(rqp);		/* before tx_work: it queues that */
 	cancel_work_sync(&rqp->tx_work);
 }
 
@@ -184,6 +192,8 @@ static void roce_query_device(struct srdma_dev *dev,
 
 static const struct ib_device_ops srdma_roce_ops = {
 	.owner = THIS_MODULE,
+	/* sysfs cc/: congestion control tunables (cc.c) */
+	.device_group = &roce_cc_group,
 	.attach_mcast = roce_attach_mcast,
 	.detach_mcast = roce_detach_mcast,
 };

@@ -7,6 +7,7 @@
 #ifndef SRDMA_ROCE_H
 #define SRDMA_ROCE_H
 
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
@@ -22,6 +23,29 @@
 
 struct srdma_net;
 
+/*
+ * Congestion control tunables of a device (cc.c; sysfs cc/, documented
+ * in Documentation/roce.rst). Each is one u32 that sysfs writes whole
+ * and the data path reads with READ_ONCE(): no lock, and no reader
+ * needs two of them to agree (cc.c orders min and max itself).
+ */
+struct roce_cc_tunables {
+	u32 enable;			/* 0 or 1 */
+	u32 cnp_interval_us;		/* NP: one CNP per QP per this */
+	u32 rate_reduce_period_us;	/* RP: one cut per QP per this */
+	u32 alpha_g_shift;		/* g = 1 / 2^alpha_g_shift */
+	u32 alpha_period_us;		/* K: alpha update period */
+	u32 rate_inc_period_us;		/* T: rate increase timer */
+	u32 byte_counter_kib;		/* B: rate increase byte counter */
+	u32 fast_recovery_steps;	/* F */
+	u32 ai_rate_kbps;		/* R_AI */
+	u32 hai_rate_kbps;		/* R_HAI */
+	u32 min_rate_kbps;		/* floor */
+	u32 max_rate_mbps;		/* line rate when the netdev has none */
+	u32 clamp_target;		/* on a cut, Rt = the new Rc */
+	u32 line_mbps;			/* netdev speed, 0 unknown */
+};
+
 /* An sroce device: the core's and RoCE's own state (tp->dev_size). */
 struct roce_dev {
 	struct srdma_dev dev;		/* first: the core allocates it */
@@ -31,6 +55,7 @@ struct roce_dev {
 	struct list_head mcast_groups;
 	struct mutex mcast_lock;	/* changes to the groups */
 	u32 nmcast;
+	struct roce_cc_tunables cc;	/* cc.c */
 };
 
 static inline struct roce_dev *to_rdev(struct srdma_dev *dev)
@@ -106,6 +131,62 @@ struct roce_rdres {
 	u8 syndrome;			/* atomic: AETH syndrome sent */
 };
 
+/*
+ * DCQCN reaction point state (Zhu et al., SIGCOMM 2015), as the pure
+ * roce_dcqcn_*() functions of cc.c see it: rates in kbit/s, alpha in
+ * units of 1/ROCE_DCQCN_ALPHA_ONE.
+ */
+#define ROCE_DCQCN_ALPHA_ONE	1048576U	/* 2^20 */
+
+struct roce_dcqcn {
+	u32 rc;				/* current rate */
+	u32 rt;				/* target rate */
+	u32 alpha;
+	u32 t_stage;			/* timer increases since the last cut */
+	u32 b_stage;			/* byte counter increases since then */
+	bool cnp_seen;			/* a CNP since the last alpha update */
+};
+
+/* What roce_dcqcn_*() need of the tunables, made consistent. */
+struct roce_dcqcn_params {
+	u32 min_kbps;
+	u32 max_kbps;			/* the line rate; >= min_kbps */
+	u32 ai_kbps;
+	u32 hai_kbps;
+	u32 g_shift;
+	u32 fr_steps;
+	bool clamp_target;
+};
+
+enum roce_dcqcn_inc {
+	ROCE_DCQCN_INC_TIMER,		/* T expired */
+	ROCE_DCQCN_INC_BYTES,		/* B bytes sent */
+};
+
+/*
+ * A connected QP's congestion control (cc.c). Everything but the
+ * hrtimers themselves is under roce_qp.lock, like the requester state it
+ * paces.
+ */
+struct roce_cc {
+	struct roce_dcqcn dcqcn;
+	bool limited;			/* paced at dcqcn.rc */
+	bool inc_on;			/* inc_timer armed or its callback on */
+	bool alpha_on;			/* ...alpha_timer */
+	s64 tokens;			/* bytes the bucket holds; < 0: debt */
+	u64 refill_ns;			/* when tokens were last refilled */
+	u32 bytes;			/* sent since the last byte count event */
+	u64 meas_start_ns;		/* not limited: measuring the rate */
+	u64 meas_bytes;
+	u32 meas_kbps;			/* the last measurement, 0 none */
+	u64 last_cut_ns;		/* RP: the last rate cut */
+	u64 last_cnp_ns;		/* NP: the last CNP sent */
+	bool cnp_sent;			/* ...there was one */
+	struct hrtimer pace_timer;	/* bucket dry: run the requester */
+	struct hrtimer inc_timer;	/* T */
+	struct hrtimer alpha_timer;	/* K */
+};
+
 struct roce_qp {
 	struct srdma_qp *qp;
 	spinlock_t lock;		/* all protocol state below */
@@ -133,6 +214,7 @@ struct roce_qp {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct work_struct tx_work;	/* roce_req_defer() */
+	struct roce_cc cc;		/* congestion control (cc.c) */
 
 	/* responder */
 	u32 epsn;			/* next expected PSN */
@@ -305,6 +387,25 @@ void roce_resp_flush(struct roce_qp *rqp);
 void roce_resp_destroy(struct roce_qp *rqp);
 int roce_resp_grow(struct roce_qp *rqp, u32 max_dest_rd_atomic);
 void roce_rd_cancel(struct roce_qp *rqp);
+
+/* cc.c APIs: */
+void roce_dcqcn_start(struct roce_dcqcn *s, u32 rate_kbps,
+		      const struct roce_dcqcn_params *p);
+bool roce_dcqcn_cut(struct roce_dcqcn *s, const struct roce_dcqcn_params *p);
+void roce_dcqcn_alpha(struct roce_dcqcn *s, const struct roce_dcqcn_params *p);
+bool roce_dcqcn_inc(struct roce_dcqcn *s, const struct roce_dcqcn_params *p,
+		    enum roce_dcqcn_inc why);
+void roce_cc_dev_init(struct srdma_dev *dev);
+void roce_cc_qp_init(struct roce_qp *rqp);
+void roce_cc_reset(struct roce_qp *rqp);
+void roce_cc_stop_sync(struct roce_qp *rqp);
+void roce_cc_refresh_speed(struct srdma_dev *dev);
+u8 roce_cc_tclass(struct srdma_qp *qp, u8 traffic_class);
+void roce_cc_ce_rcvd(struct srdma_qp *qp);
+void roce_cc_cnp_rcvd(struct srdma_qp *qp);
+bool roce_cc_tx_ok(struct roce_qp *rqp);
+void roce_cc_sent(struct roce_qp *rqp, u32 bytes);
+extern const struct attribute_group roce_cc_group;
 
 /* observe.c APIs: */
 void roce_obs_rewind(struct roce_qp *rqp);

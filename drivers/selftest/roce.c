@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Self-tests of RoCEv2's pure logic: PSN arithmetic, the ICRC against
- * packets whose ICRC was computed outside the kernel, and roce_parse on
- * good and malformed packets.
+ * packets whose ICRC was computed outside the kernel, roce_parse on
+ * good and malformed packets, and the DCQCN rate arithmetic.
  */
 #include <linux/crc32.h>
 #include <linux/ip.h>
@@ -411,4 +411,129 @@ void __init srdma_st_parse(struct srdma_st *st)
 		srdma_st_parse_one(st, &srdma_st_rx_cases[i], true, buf);
 	}
 	kfree(buf);
+}
+
+/*
+ * The DCQCN arithmetic of cc.c, which is pure: rates in kbit/s, alpha in
+ * 1/ROCE_DCQCN_ALPHA_ONE. A line rate of 100 Mbit/s and a floor of 1.
+ */
+void __init srdma_st_dcqcn(struct srdma_st *st)
+{
+	const u32 one = ROCE_DCQCN_ALPHA_ONE;
+	struct roce_dcqcn_params p = {
+		.min_kbps = 1000,
+		.max_kbps = 100000,
+		.ai_kbps = 500,
+		.hai_kbps = 2000,
+		.g_shift = 4,
+		.fr_steps = 5,
+	};
+	static const u32 fr[] __initconst = { 60000, 70000, 75000, 77500, 78750 };
+	struct roce_dcqcn s;
+	unsigned int i;
+	bool ok;
+
+	roce_dcqcn_start(&s, 200000, &p);
+	ST_CHECK(st, s.rc == 100000 && s.rt == 100000 && s.alpha == one,
+		 "start above the line rate: at it, alpha one (rc %u)", s.rc);
+	roce_dcqcn_start(&s, 10, &p);
+	ST_CHECK(st, s.rc == 1000, "start below the floor: at it (rc %u)", s.rc);
+
+	/* decrease */
+	roce_dcqcn_start(&s, 80000, &p);
+	ok = roce_dcqcn_cut(&s, &p);
+	ST_CHECK(st, ok && s.rc == 40000 && s.rt == 80000 && s.cnp_seen &&
+		 !s.t_stage && !s.b_stage,
+		 "a CNP at alpha one halves the rate, the target keeps it (rc %u rt %u)",
+		 s.rc, s.rt);
+	roce_dcqcn_start(&s, 80000, &p);
+	s.alpha = one / 2;
+	roce_dcqcn_cut(&s, &p);
+	ST_CHECK(st, s.rc == 60000, "alpha one half cuts a quarter (rc %u)",
+		 s.rc);
+	p.clamp_target = true;
+	roce_dcqcn_start(&s, 80000, &p);
+	roce_dcqcn_cut(&s, &p);
+	ST_CHECK(st, s.rc == 40000 && s.rt == 40000,
+		 "clamp_target: the target is the new rate (rt %u)", s.rt);
+	p.clamp_target = false;
+	for (i = 0; i < 64; i++)
+		roce_dcqcn_cut(&s, &p);
+	ST_CHECK(st, s.rc == 1000, "cuts stop at the floor (rc %u)", s.rc);
+	ST_CHECK(st, !roce_dcqcn_cut(&s, &p) && s.rc == 1000,
+		 "a cut at the floor changes nothing");
+
+	/* alpha */
+	roce_dcqcn_start(&s, 80000, &p);
+	roce_dcqcn_alpha(&s, &p);
+	ST_CHECK(st, s.alpha == one - one / 16,
+		 "no CNP in a period: alpha *= 1 - g (%u)", s.alpha);
+	s.alpha = one;
+	s.cnp_seen = true;
+	roce_dcqcn_alpha(&s, &p);
+	ST_CHECK(st, s.alpha == one && !s.cnp_seen,
+		 "a CNP in the period at alpha one: stays one (%u)", s.alpha);
+	for (i = 0; i < 200; i++)
+		roce_dcqcn_alpha(&s, &p);
+	ST_CHECK(st, s.alpha < one / 1000,
+		 "200 quiet periods decay alpha to nearly nothing (%u)", s.alpha);
+	s.alpha = 0;
+	for (i = 0; i < 200; i++) {
+		s.cnp_seen = true;
+		roce_dcqcn_alpha(&s, &p);
+	}
+	ST_CHECK(st, s.alpha > one - one / 100 && s.alpha <= one,
+		 "a CNP every period raises alpha to nearly one (%u)", s.alpha);
+
+	/* fast recovery: halfway to the target per event, F events */
+	roce_dcqcn_start(&s, 80000, &p);
+	roce_dcqcn_cut(&s, &p);
+	for (i = 0; i < ARRAY_SIZE(fr); i++) {
+		roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_TIMER);
+		ST_CHECK(st, s.rc == fr[i] && s.rt == 80000,
+			 "fast recovery step %u: rc %u rt %u", i + 1, s.rc,
+			 s.rt);
+	}
+	/* additive: one kind of event past F */
+	roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_TIMER);
+	ST_CHECK(st, s.rt == 80500 && s.rc == 79625,
+		 "additive increase after F timer events: rc %u rt %u", s.rc,
+		 s.rt);
+	/* hyper: both kinds past F, by how far */
+	s.rc = 50000;
+	s.rt = 60000;
+	s.t_stage = 7;
+	s.b_stage = 7;
+	roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_TIMER);
+	ST_CHECK(st, s.rt == 64000 && s.rc == 57000,
+		 "hyper increase: rt += 2 * R_HAI (rc %u rt %u)", s.rc, s.rt);
+	/* the byte counter drives stages of its own */
+	roce_dcqcn_start(&s, 80000, &p);
+	roce_dcqcn_cut(&s, &p);
+	roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_BYTES);
+	ST_CHECK(st, s.b_stage == 1 && !s.t_stage && s.rc == 60000,
+		 "a byte counter event is fast recovery too (rc %u)", s.rc);
+
+	/* ceiling: the rate gets to the line rate exactly and stays */
+	for (i = 0; i < 1000 && s.rc < p.max_kbps; i++)
+		roce_dcqcn_inc(&s, &p, i & 1 ? ROCE_DCQCN_INC_BYTES :
+					       ROCE_DCQCN_INC_TIMER);
+	ST_CHECK(st, s.rc == 100000 && s.rt == 100000,
+		 "increases end at the line rate (rc %u rt %u after %u)", s.rc,
+		 s.rt, i);
+	ST_CHECK(st, !roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_TIMER) &&
+		 s.rc == 100000, "an increase at the line rate changes nothing");
+	s.rc = 99999;
+	s.rt = 100000;
+	s.t_stage = 0;
+	s.b_stage = 0;
+	roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_TIMER);
+	ST_CHECK(st, s.rc == 100000,
+		 "one kbit/s short: the rate rounds up to the target (%u)",
+		 s.rc);
+	p.max_kbps = 50000;
+	roce_dcqcn_inc(&s, &p, ROCE_DCQCN_INC_TIMER);
+	ST_CHECK(st, s.rc == 50000 && s.rt == 50000,
+		 "a lower line rate caps rate and target (rc %u rt %u)", s.rc,
+		 s.rt);
 }

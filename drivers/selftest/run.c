@@ -26,6 +26,7 @@ static const struct srdma_st_group srdma_st_groups[] __initconst = {
 	{ "psn", srdma_st_psn },
 	{ "icrc", srdma_st_icrc },
 	{ "parse", srdma_st_parse },
+	{ "dcqcn", srdma_st_dcqcn },
 	{ "keys", srdma_st_keys },
 	{ "mpa", srdma_st_mpa },
 	{ "fpdu", srdma_st_fpdu },

@@ -39,6 +39,7 @@ void srdma_st_keys(struct srdma_st *st);
 void srdma_st_psn(struct srdma_st *st);
 void srdma_st_icrc(struct srdma_st *st);
 void srdma_st_parse(struct srdma_st *st);
+void srdma_st_dcqcn(struct srdma_st *st);
 
 /* iwarp.c */
 void srdma_st_mpa(struct srdma_st *st);
