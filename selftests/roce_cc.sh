@@ -1,0 +1,381 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-hosts: 2
+# timeout: 900
+# RoCE congestion control (issue 19) through a bottleneck on the wire:
+# host1's egress is rate-limited (htb or tbf, 80 Mbit/s) into ONE
+# ECN-marking queue (codel or RED with ecn; not fq_codel, whose per-flow
+# queues would share the link by themselves). A 64 KiB RDMA WRITE stream
+# (ib_write_bw, host1 to host2) runs alone and then beside an iperf3 TCP
+# stream through it, with CC off (the baseline: reported, only the tools
+# must complete) and on. With CC on and TCP: no failed completion, resent
+# packets < 1% of those sent, sroce's and TCP's goodput within 0.5-2x of
+# each other, the two together >= 0.8x the limit; with CC on alone: the
+# receiver saw CE marks and sent CNPs, the sender received CNPs and cut
+# its rate, and every RoCE packet it sent was ECT(0) (u32 filters on the
+# htb count them by ECN codepoint). Then a byte-checked transfer still
+# works and the qdisc goes.
+# host2 samples its received RoCE bytes every second (hw_counters
+# rx_bytes) and serves iperf3 (JSON, 1 s intervals); host1 gathers both
+# hosts' files and writes the per-second CSV, the table (also in this
+# log) and an SVG plot (tools/roce_cc_report.py) into its log directory.
+# Knobs (SRDMA_CHECK_ENV): ROCE_CC_RATE (Mbit/s, 80), ROCE_CC_SECS (per
+# phase, 20), ROCE_CC_SHAPER (htb|tbf), ROCE_CC_AQM (codel|red),
+# ROCE_CC_AQM_ARGS (replaces the AQM's parameters), ROCE_CC_TCP_ECN (1:
+# TCP asks for ECN, so both flows hear the same marks; 2: Linux's default),
+# ROCE_CC_MIN_RATIO/MAX_RATIO (0.5/2), ROCE_CC_MIN_TOTAL (0.8),
+# ROCE_CC_MAX_RESENT (0.01), ROCE_CC_XFER_ROUNDS (16 x 1 MiB).
+set -u
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/rdma_lib.sh
+. "$(dirname "$0")/rdma_lib.sh"
+
+tap_require_root
+tap_require_cmd rdma tc iperf3 ib_write_bw tar
+require_test_netdev
+xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
+[ -x "$xfer" ] || tap_skip_all "rc_xfer not built (make -C selftests)"
+[ -n "${VM_HOST:-}" ] || tap_skip_all "needs two test VMs (VM_HOST unset)"
+me=$VM_HOST
+s4=192.0.2.12 # host2 receives and serves
+report=$REPO/tools/roce_cc_report.py
+cc=/sys/class/infiniband/dev0/cc
+
+RATE=${ROCE_CC_RATE:-80}
+SECS=${ROCE_CC_SECS:-20}
+SHAPER=${ROCE_CC_SHAPER:-htb}
+AQM=${ROCE_CC_AQM:-codel}
+TCP_ECN=${ROCE_CC_TCP_ECN:-1}
+MIN_RATIO=${ROCE_CC_MIN_RATIO:-0.5}
+MAX_RATIO=${ROCE_CC_MAX_RATIO:-2}
+MIN_TOTAL=${ROCE_CC_MIN_TOTAL:-0.8}
+MAX_RESENT=${ROCE_CC_MAX_RESENT:-0.01}
+XFER_ROUNDS=${ROCE_CC_XFER_ROUNDS:-16}
+[[ "$RATE" =~ ^[1-9][0-9]*$ ]] || tap_skip_all "ROCE_CC_RATE=$RATE: Mbit/s wanted"
+if ! [[ "$SECS" =~ ^[1-9][0-9]*$ ]] || [ "$SECS" -lt 8 ]; then
+	tap_skip_all "ROCE_CC_SECS=$SECS: 8 s or more wanted"
+fi
+case "$SHAPER" in htb | tbf) ;; *) tap_skip_all "ROCE_CC_SHAPER=$SHAPER: htb or tbf" ;; esac
+case "$AQM" in codel | red) ;; *) tap_skip_all "ROCE_CC_AQM=$AQM: codel or red" ;; esac
+rate_bytes=$((RATE * 1000000 / 8))
+if [ -n "${ROCE_CC_AQM_ARGS:-}" ]; then
+	read -r -a aqm_args <<< "$ROCE_CC_AQM_ARGS"
+elif [ "$AQM" = codel ]; then
+	aqm_args=(target 5ms interval 100ms ecn)
+else
+	# marks from 3 ms of queue at the limit, all of them past 9 ms
+	red_min=$((rate_bytes * 3 / 1000))
+	aqm_args=(limit $((red_min * 24)) min "$red_min" max $((red_min * 3))
+		avpkt 1000 burst $((red_min * 5 / 3000 + 1)) bandwidth "${RATE}mbit"
+		probability 0.1 ecn)
+fi
+for m in "sch_$SHAPER" "sch_$AQM"; do
+	timeout 30 modprobe "$m" 2> /dev/null
+done
+
+tap_cleanup() {
+	if [ "$me" = 1 ]; then
+		timeout 10 tc qdisc del dev "$NETDEV" root 2> /dev/null
+		sysctl -q -w "net.ipv4.tcp_ecn=$tcp_ecn_was"
+	fi
+	srdma_cleanup dev0
+}
+
+# every port counter of dev0, one "name value" a line
+counters() {
+	local f
+	for f in /sys/class/infiniband/dev0/ports/1/hw_counters/*; do
+		case ${f##*/} in lifespan) continue ;; esac
+		echo "${f##*/} $(cat "$f")"
+	done
+}
+
+have_cc() {
+	[ -w "$cc/enable" ] || { echo "no $cc/enable"; return 1; }
+	grep -r . "$cc" | tee "$TAP_LOGDIR/cc-params-host$me.txt"
+	# the counters this test reads
+	for c in cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc; do
+		[ -r "/sys/class/infiniband/dev0/ports/1/hw_counters/$c" ] ||
+			{ echo "no hw_counters/$c"; return 1; }
+	done
+}
+
+set_cc() { # 0|1
+	echo "$1" > "$cc/enable" || return 1
+	echo "cc/enable: $(cat "$cc/enable")"
+	[ "$(cat "$cc/enable")" = "$1" ]
+}
+
+# The bottleneck: host1's egress limited to RATE Mbit/s, one AQM queue.
+bottleneck() {
+	timeout 10 tc qdisc show dev "$NETDEV"
+	timeout 10 tc qdisc del dev "$NETDEV" root 2> /dev/null
+	if [ "$SHAPER" = htb ]; then
+		timeout 10 tc qdisc add dev "$NETDEV" root handle 1: htb default 1 &&
+			timeout 10 tc class add dev "$NETDEV" parent 1: classid 1:1 htb \
+				rate "${RATE}mbit" ceil "${RATE}mbit" quantum 60000 || return 1
+	else
+		# a burst of one jiffy (HZ 250) at the rate, at least 16 KiB
+		local burst=$((rate_bytes / 250 > 16384 ? rate_bytes / 250 : 16384))
+		timeout 10 tc qdisc add dev "$NETDEV" root handle 1: tbf \
+			rate "${RATE}mbit" burst "$burst" latency 100ms || return 1
+	fi
+	timeout 10 tc qdisc add dev "$NETDEV" parent 1:1 handle 10: \
+		"$AQM" "${aqm_args[@]}" || return 1
+	[ "$SHAPER" != htb ] || ecn_filters || echo "no filters to count ECN codepoints"
+	sysctl -w "net.ipv4.tcp_ecn=$TCP_ECN" || return 1
+	timeout 10 tc -s qdisc show dev "$NETDEV"
+}
+
+# htb only: u32 filters that count host1's RoCE v2 packets (UDP 4791) by
+# their ECN codepoint as they enter the qdisc, before the AQM marks any:
+# pref 1 ECT(0), 2 Not-ECT, 3 ECT(1). All lead to the one class.
+ecn_filters() {
+	local pref=1 tos
+	timeout 30 modprobe cls_u32 2> /dev/null
+	for tos in 0x02 0x00 0x01; do
+		timeout 10 tc filter add dev "$NETDEV" parent 1: protocol ip prio "$pref" u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match ip tos "$tos" 0x03 flowid 1:1 || return 1
+		pref=$((pref + 1))
+	done
+}
+ecn_counts() { timeout 10 tc -s filter show dev "$NETDEV" parent 1:; }
+
+# No qdisc of ours is left on the netdev.
+bottleneck_gone() {
+	local out
+	timeout 10 tc qdisc del dev "$NETDEV" root || return 1
+	sysctl -w "net.ipv4.tcp_ecn=$tcp_ecn_was" || return 1
+	out=$(timeout 10 tc qdisc show dev "$NETDEV") || return 1
+	echo "$out"
+	! grep -Eq '^qdisc [a-z_]+ (1|10): ' <<< "$out"
+}
+
+# host2: dev0's received RoCE bytes and CNPs sent, one line a second
+# ("EPOCH rx_bytes cc_cnp_tx"), on the second from its start, until killed.
+sampler() { # FILE
+	local hw=/sys/class/infiniband/dev0/ports/1/hw_counters t0 now k=0 d
+	t0=${EPOCHREALTIME/[.,]/}
+	while :; do
+		echo "${EPOCHREALTIME/,/.} $(cat "$hw/rx_bytes") $(cat "$hw/cc_cnp_tx")" >> "$1"
+		k=$((k + 1))
+		now=${EPOCHREALTIME/[.,]/}
+		d=$((t0 + k * 1000000 - now))
+		[ "$d" -le 0 ] || sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"
+	done
+}
+
+# serve_once SECS PORT FILE: send FILE to the first client that asks for
+# it ("GET"); connections that ask nothing (probes) are ignored.
+DATA_PORT=19997
+serve_once() {
+	timeout "$1" /usr/bin/python3 -c 'import socket, sys
+data = open(sys.argv[2], "rb").read()
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(4)
+while True:
+    c, _ = s.accept()
+    c.settimeout(30)
+    try:
+        if c.makefile("rb").readline() == b"GET\n":
+            c.sendall(b"%d\n" % len(data) + data)
+            break
+    except OSError:
+        pass
+    finally:
+        c.close()' "$2" "$3"
+}
+# fetch_once SECS HOST PORT FILE: get what serve_once serves, retrying
+# while the server is not there yet.
+fetch_once() {
+	timeout "$1" /usr/bin/python3 -c 'import socket, sys, time
+while True:
+    try:
+        with socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30) as c:
+            c.sendall(b"GET\n")
+            f = c.makefile("rb")
+            n = int(f.readline())
+            data = f.read(n)
+    except (OSError, ValueError):
+        time.sleep(0.5)
+        continue
+    if len(data) != n:
+        sys.exit("short read: %d of %d bytes" % (len(data), n))
+    open(sys.argv[3], "wb").write(data)
+    break' "$2" "$3" "$4"
+}
+
+iperf_listening() { ss -ltn 2> /dev/null | grep -q ':5201 '; }
+perf_args() { echo -d dev0 -x "$g4" -F -s 65536 -D "$SECS"; }
+
+# One phase on this host; its files in DIR/host$me. host2 starts its
+# servers and its sampler, then both pass a barrier, then host1 starts
+# its clients (TCP first, at once the WRITE stream); each tool runs once:
+# a failed run is not retried. Then host2 hands its files to host1.
+# ib_write_bw must exit 0; iperf3 too where STRICT is 1 (CC on: with CC
+# off, what the WRITE stream leaves TCP is the baseline, not a verdict).
+phase_run() { # DIR TCP(0|1) STRICT(0|1)
+	local dir=$1 tcp=$2 strict=$3 h prc=0 irc=0 ipid spid ppid
+	h=$dir/host$me
+	mkdir -p "$h"
+	counters > "$h/counters-before.txt"
+	if [ "$me" = 2 ]; then
+		if [ "$tcp" = 1 ]; then
+			timeout $((SECS + 120)) iperf3 -s -1 -J \
+				> "$h/iperf3-server.json" 2> "$h/iperf3-server.err" &
+			ipid=$!
+			wait_for 30 iperf_listening || echo "iperf3 server not listening"
+		fi
+		# shellcheck disable=SC2046 # perf_args is a list of options
+		timeout $((SECS + 120)) stdbuf -oL ib_write_bw $(perf_args) \
+			> "$h/perftest-server.txt" 2>&1 &
+		ppid=$!
+		wait_for 30 server_listening || echo "ib_write_bw server not listening"
+		sampler "$h/samples.txt" &
+		spid=$!
+		tcp_barrier || echo "barrier failed"
+		wait "$ppid" || prc=$?
+		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
+		kill "$spid"
+		wait "$spid" 2> /dev/null
+	else
+		timeout 10 tc -s qdisc show dev "$NETDEV" > "$h/tc-before.txt"
+		ecn_counts > "$h/filters-before.txt"
+		tcp_barrier || echo "barrier failed"
+		if [ "$tcp" = 1 ]; then
+			timeout $((SECS + 90)) iperf3 -c "$s4" -t $((SECS + 4)) -i 1 -J \
+				> "$h/iperf3-client.json" 2> "$h/iperf3-client.err" &
+			ipid=$!
+		fi
+		# shellcheck disable=SC2046
+		timeout $((SECS + 90)) stdbuf -oL ib_write_bw $(perf_args) "$s4" \
+			> "$h/perftest.txt" 2>&1 || prc=$?
+		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
+		timeout 10 tc -s qdisc show dev "$NETDEV" > "$h/tc-after.txt"
+		ecn_counts > "$h/filters-after.txt"
+	fi
+	# iperf3 -J exits 0 even when refused: its JSON then says "error"
+	if [ "$tcp" = 1 ] && grep -q '"error"' "$h"/iperf3-*.json; then
+		grep '"error"' "$h"/iperf3-*.json
+		[ "$irc" != 0 ] || irc=1
+	fi
+	counters > "$h/counters-after.txt"
+	echo "perftest=$prc iperf3=$irc" > "$h/rc.txt"
+	cat "$h/rc.txt"
+	tail -n 5 "$h"/perftest*.txt
+	if [ "$me" = 2 ]; then
+		if ! tar -C "$dir" -cf "$dir/host2.tar" host2 ||
+			! serve_once 150 "$DATA_PORT" "$dir/host2.tar"; then
+			echo "host1 fetched nothing"
+			return 1
+		fi
+	elif ! fetch_once $((SECS + 240)) "$s4" "$DATA_PORT" "$dir/host2.tar" ||
+		! tar -C "$dir" -xf "$dir/host2.tar"; then
+		echo "no files from host2"
+		return 1
+	fi
+	[ "$prc" = 0 ] && { [ "$irc" = 0 ] || [ "$strict" = 0 ]; }
+}
+
+# rc_xfer through the bottleneck, CC on: every byte checked.
+xfer_checked() {
+	local role=client
+	[ "$me" = 2 ] && role=server
+	peer_pair "$role" timeout 300 "$xfer" -s "$s4" -n "$XFER_ROUNDS" -z 1048576 -- \
+		timeout 300 "$xfer" -c "$s4" -n "$XFER_ROUNDS" -z 1048576
+}
+
+# one phase's figures, kept in DIR/summary.txt
+show_phase() { # DIR
+	timeout 30 /usr/bin/python3 "$report" show "$1" > "$1/summary.txt"
+	local rc=$?
+	cat "$1/summary.txt"
+	return "$rc"
+}
+
+# phases: name, cc/enable, TCP beside; the baseline first (a fresh guest
+# is slow for its first seconds of traffic; TCG translates as it goes)
+phases=(off-alone:0:0 off-tcp:0:1 on-alone:1:0 on-tcp:1:1)
+tcp_ecn_was=$(sysctl -n net.ipv4.tcp_ecn)
+if [ "$me" = 1 ]; then
+	tap_plan $((3 + 4 * 3 + 2 + 3 + 2 + 2))
+else
+	tap_plan $((2 + 4 * 2 + 1 + 2))
+fi
+t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
+t "host$me: dev0 has cc/enable and the cc_* counters" have_cc || tap_bail "no congestion control"
+g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
+g4=${g4:-1}
+if [ "$me" = 1 ]; then
+	what="$SHAPER ${RATE} Mbit/s into one $AQM queue (${aqm_args[*]})"
+	t "host1: bottleneck on $NETDEV: $what, tcp_ecn=$TCP_ECN" bottleneck ||
+		tap_bail "no bottleneck"
+	diag "DCQCN parameters: $(tr '\n' ' ' < "$TAP_LOGDIR/cc-params-host1.txt")"
+fi
+pdirs=()
+for p in "${phases[@]}"; do
+	IFS=: read -r name on tcp <<< "$p"
+	dir=$TAP_LOGDIR/phases/$name
+	pdirs+=("$dir")
+	mkdir -p "$dir"
+	printf '%s\n' "phase=$name" "cc=$on" "tcp=$tcp" "secs=$SECS" "rate_mbit=$RATE" \
+		"shaper=$SHAPER" "aqm=$AQM" "tcp_ecn=$TCP_ECN" > "$dir/meta.txt"
+	what="64 KiB RDMA WRITE stream"
+	done_what="ib_write_bw completes"
+	if [ "$tcp" = 1 ]; then
+		what+=" beside an iperf3 TCP stream"
+		done_what="ib_write_bw and iperf3 complete"
+		[ "$on" = 1 ] || done_what="ib_write_bw completes (iperf3: reported)"
+	fi
+	STEP_TIMEOUT=60
+	t "host$me: $name: cc/enable $on" set_cc "$on"
+	STEP_TIMEOUT=$((2 * SECS + 600))
+	t "$name: $what for ${SECS}s: $done_what" phase_run "$dir" "$tcp" "$on"
+	STEP_TIMEOUT=60
+	if [ "$me" = 1 ]; then
+		t "$name: goodput, resent packets, CNPs from both hosts" show_phase "$dir"
+		diag "$(cat "$dir/summary.txt" 2> /dev/null)"
+	fi
+	case "$name:$me" in
+	on-alone:1)
+		t "$name: the sender received CNPs and cut its rate (cc_cnp_rx, cc_rate_dec > 0)" \
+			timeout 30 /usr/bin/python3 "$report" check "$dir" --sender-cc
+		if [ "$SHAPER" = htb ]; then
+			t "$name: every RoCE packet host1 sent was ECT(0)" \
+				timeout 30 /usr/bin/python3 "$report" check "$dir" --ect
+		else
+			t_skip "$name: every RoCE packet host1 sent was ECT(0)" \
+				"counted by htb's filters only"
+		fi
+		;;
+	on-alone:2)
+		t "$name: the receiver saw CE and sent CNPs (cc_ce_rx, cc_cnp_tx > 0)" \
+			timeout 30 /usr/bin/python3 "$report" check "$dir" --receiver-cc
+		;;
+	on-tcp:1)
+		t "$name: no failed completion, resent packets < $MAX_RESENT of sent" \
+			timeout 30 /usr/bin/python3 "$report" check "$dir" --resent "$MAX_RESENT"
+		t "$name: sroce and TCP goodput within ${MIN_RATIO}-${MAX_RATIO}x of each other" \
+			timeout 30 /usr/bin/python3 "$report" check "$dir" \
+				--ratio "$MIN_RATIO" "$MAX_RATIO"
+		t "$name: sroce + TCP >= ${MIN_TOTAL}x the ${RATE} Mbit/s limit" \
+			timeout 30 /usr/bin/python3 "$report" check "$dir" --total "$MIN_TOTAL"
+		;;
+	esac
+done
+STEP_TIMEOUT=400
+t "$XFER_ROUNDS x 1 MiB WRITE + SEND through the bottleneck, CC on, every byte checked" xfer_checked
+# the rc_xfer client needs its server's disconnect: part only then
+STEP_TIMEOUT=320
+t "host$me: both hosts are done with the traffic" tcp_barrier
+if [ "$me" = 1 ]; then
+	STEP_TIMEOUT=60
+	t "host1: bottleneck removed from $NETDEV, tcp_ecn back to $tcp_ecn_was" bottleneck_gone
+	t "report: roce_cc.csv, roce_cc-table.txt, roce_cc.svg in $TAP_LOGDIR" \
+		timeout 60 /usr/bin/python3 "$report" report "$TAP_LOGDIR" "${pdirs[@]}"
+	diag "$(cat "$TAP_LOGDIR/roce_cc-table.txt" 2> /dev/null)"
+fi
