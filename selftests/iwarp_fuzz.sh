@@ -46,13 +46,7 @@ tap_cleanup() {
 }
 
 listening() { ss -Hltn "sport = :$1" | grep -q .; }
-counters() {
-	local f
-	for f in /sys/class/infiniband/siwarp0/ports/1/hw_counters/*; do
-		case ${f##*/} in lifespan) continue ;; esac
-		echo "${f##*/} $(cat "$f")"
-	done
-}
+counters() { hw_counters_all siwarp0; }
 # counter_delta NAME: how far NAME moved during the fuzzing
 counter_delta() {
 	local b a

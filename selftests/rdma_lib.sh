@@ -171,6 +171,14 @@ run_sroce_test() {
 
 # hw_counter DEV NAME: one of DEV's port counters (rdma statistic).
 hw_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+# every port counter of DEV, one "name value" a line (a snapshot to diff)
+hw_counters_all() { # DEV
+	local f
+	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"*; do
+		case ${f##*/} in lifespan) continue ;; esac
+		echo "${f##*/} $(cat "$f")"
+	done
+}
 
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID for ADDR (IPv4 as
 # ::ffff:a.b.c.d or an IPv6 address), for tools that take -g/-x.

@@ -82,14 +82,7 @@ tap_cleanup() {
 	srdma_cleanup dev0
 }
 
-# every port counter of dev0, one "name value" a line
-counters() {
-	local f
-	for f in /sys/class/infiniband/dev0/ports/1/hw_counters/*; do
-		case ${f##*/} in lifespan) continue ;; esac
-		echo "${f##*/} $(cat "$f")"
-	done
-}
+counters() { hw_counters_all dev0; }
 
 have_cc() {
 	[ -w "$cc/enable" ] || { echo "no $cc/enable"; return 1; }

@@ -60,13 +60,7 @@ drops() {
 	done
 	echo "$sum"
 }
-counters() {
-	local f
-	for f in /sys/class/infiniband/sroce0/ports/1/hw_counters/*; do
-		case ${f##*/} in lifespan) continue ;; esac
-		echo "${f##*/} $(cat "$f")"
-	done
-}
+counters() { hw_counters_all sroce0; }
 # Defect 21: the flood must be counted, one drop per packet.
 qp1_flood() {
 	local before after

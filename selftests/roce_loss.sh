@@ -34,13 +34,7 @@ tap_cleanup() {
 	srdma_cleanup dev0
 }
 
-counters() {
-	local f
-	for f in /sys/class/infiniband/dev0/ports/1/hw_counters/*; do
-		case ${f##*/} in lifespan) continue ;; esac
-		echo "${f##*/} $(cat "$f")"
-	done
-}
+counters() { hw_counters_all dev0; }
 lossy() {
 	tc qdisc replace dev "$NETDEV" root netem delay 1ms loss 2% \
 		reorder 5% duplicate 1% corrupt 0.1%

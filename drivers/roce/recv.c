@@ -30,6 +30,16 @@ static bool roce_service_ok(struct srdma_qp *qp, u8 service)
 	}
 }
 
+/* Where the IP header the UDP stack left in front of the BTH is. */
+static void roce_pkt_ip(struct roce_pkt *pkt)
+{
+	pkt->ipv6 = pkt->skb->protocol == htons(ETH_P_IPV6);
+	if (pkt->ipv6)
+		pkt->ip6 = ipv6_hdr(pkt->skb);
+	else
+		pkt->ip4 = ip_hdr(pkt->skb);
+}
+
 /*
  * Fill @pkt from its skb, which starts at the BTH. Also used again on a
  * packet the reorder queue held (its headers are still in place).
@@ -41,11 +51,7 @@ int roce_parse(struct roce_pkt *pkt)
 	u32 hdr_len, pad;
 	u8 service;
 
-	pkt->ipv6 = skb->protocol == htons(ETH_P_IPV6);
-	if (pkt->ipv6)
-		pkt->ip6 = ipv6_hdr(skb);
-	else
-		pkt->ip4 = ip_hdr(skb);
+	roce_pkt_ip(pkt);
 
 	if (skb->len < sizeof(struct roce_bth) + ROCE_ICRC_BYTES)
 		return -EINVAL;
@@ -135,11 +141,7 @@ static void roce_cnp_rcv(struct roce_pkt *pkt)
 	struct srdma_dev *dev = pkt->dev;
 	u32 qpn;
 
-	pkt->ipv6 = skb->protocol == htons(ETH_P_IPV6);
-	if (pkt->ipv6)
-		pkt->ip6 = ipv6_hdr(skb);
-	else
-		pkt->ip4 = ip_hdr(skb);
+	roce_pkt_ip(pkt);
 	pkt->bth = (struct roce_bth *)skb->data;
 	if (skb->len != sizeof(struct roce_bth) + ROCE_CNP_RSVD_BYTES +
 	    ROCE_ICRC_BYTES || (pkt->bth->flags & ROCE_BTH_TVER_MASK)) {
