@@ -203,7 +203,9 @@ void roce_cc_refresh_speed(struct srdma_dev *dev)
 
 	if (!rtnl_trylock())
 		return;
-	if (!__ethtool_get_link_ksettings(dev->ndev, &ks) &&
+	/* a netdev on its way out answers for no link */
+	if (dev->ndev->reg_state == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(dev->ndev, &ks) &&
 	    ks.base.speed != (u32)SPEED_UNKNOWN)
 		speed = ks.base.speed;
 	rtnl_unlock();
@@ -405,6 +407,18 @@ static enum hrtimer_restart roce_cc_pace_fire(struct hrtimer *timer)
 
 	queue_work(srdma_unbound_wq, &rqp->tx_work);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * Run the requester again in @ns from tx_work, through the pace timer:
+ * for a requester that could not allocate a packet and has nothing in
+ * flight for the retransmit timer to bring back. Lock held.
+ */
+void roce_req_wake_in(struct roce_qp *rqp, u64 ns)
+{
+	if (!hrtimer_is_queued(&rqp->cc.pace_timer))
+		hrtimer_start(&rqp->cc.pace_timer, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_SOFT);
 }
 
 /* Tokens for the time since the last refill, up to one burst. */

@@ -17,6 +17,8 @@
  * thousands of 2 GiB messages.
  */
 #define ROCE_TX_BUDGET		128
+/* an skb allocation failed: try again after this, not at once */
+#define ROCE_NOMEM_RETRY_NS	(2 * NSEC_PER_MSEC)
 
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w)
 {
@@ -244,6 +246,23 @@ static void roce_arm_retrans(struct roce_qp *rqp)
 			  jiffies + roce_timeout_jiffies(qp->attr.timeout));
 }
 
+/*
+ * No packet could be allocated, nothing was sent. With packets in flight
+ * on an RC QP the retransmit timer brings the requester back; with none
+ * (the first packet of a burst), on UC and UD, or with an infinite
+ * timeout, nothing would, and the WQE would wait for the next post: run
+ * again shortly instead. Lock held.
+ */
+static void roce_req_nomem(struct roce_qp *rqp)
+{
+	struct srdma_qp *qp = rqp->qp;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC && qp->attr.timeout &&
+	    rqp->una_psn != rqp->next_psn)
+		return;
+	roce_req_wake_in(rqp, ROCE_NOMEM_RETRY_NS);
+}
+
 /* Progress was made: restart the retransmit timer (or stop it). */
 void roce_req_rearm(struct roce_qp *rqp)
 {
@@ -352,8 +371,10 @@ void roce_req_run(struct roce_qp *rqp)
 			break;
 		}
 		err = roce_send_one(rqp, w, &status);
-		if (err == -ENOMEM)
-			break;		/* the retransmit timer retries */
+		if (err == -ENOMEM) {
+			roce_req_nomem(rqp);
+			break;
+		}
 		if (err) {
 			rqp->req_cur++;
 			srdma_sq_wqe_done(qp, w, status);

@@ -97,8 +97,12 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 	struct roce_qp *rqp = to_rqp(qp);
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
-	/* the line rate congestion control climbs back to (sleeps) */
-	if (state == IB_QPS_RTS && old != IB_QPS_SQD)
+	/*
+	 * The line rate congestion control climbs back to (sleeps; asks
+	 * the NIC driver, so not on every connection while CC is off).
+	 */
+	if (state == IB_QPS_RTS && old != IB_QPS_SQD &&
+	    READ_ONCE(to_rdev(qp_dev(qp))->cc.enable))
 		roce_cc_refresh_speed(qp_dev(qp));
 	spin_lock_bh(&rqp->lock);
 	switch (state) {

@@ -182,7 +182,7 @@ struct roce_cc {
 	u64 last_cut_ns;		/* RP: the last rate cut */
 	u64 last_cnp_ns;		/* NP: the last CNP sent */
 	bool cnp_sent;			/* ...there was one */
-	struct hrtimer pace_timer;	/* bucket dry: run the requester */
+	struct hrtimer pace_timer;	/* run the requester: bucket dry, no skb */
 	struct hrtimer inc_timer;	/* T */
 	struct hrtimer alpha_timer;	/* K */
 };
@@ -403,6 +403,7 @@ void roce_cc_refresh_speed(struct srdma_dev *dev);
 u8 roce_cc_tclass(struct srdma_qp *qp, u8 traffic_class);
 void roce_cc_ce_rcvd(struct srdma_qp *qp);
 void roce_cc_cnp_rcvd(struct srdma_qp *qp);
+void roce_req_wake_in(struct roce_qp *rqp, u64 ns);
 bool roce_cc_tx_ok(struct roce_qp *rqp);
 void roce_cc_sent(struct roce_qp *rqp, u32 bytes);
 extern const struct attribute_group roce_cc_group;
