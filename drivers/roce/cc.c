@@ -240,13 +240,15 @@ void roce_cc_dev_init(struct srdma_dev *dev)
 }
 
 /*
- * ECN: while enabled, every RoCE packet is ECT(0), so that an AQM marks
- * it instead of dropping it; the DSCP bits stay the traffic class's.
- * Disabled, the traffic class goes out as it always did.
+ * ECN: while enabled, every RoCE packet but a CNP is ECT(0), so that an
+ * AQM marks it instead of dropping it; the DSCP bits stay the traffic
+ * class's. A CNP goes Not-ECT: a mark on it would only draw a CNP to a
+ * QP that barely sends. Disabled, the traffic class goes out as it
+ * always did.
  */
-u8 roce_cc_tclass(struct srdma_qp *qp, u8 traffic_class)
+u8 roce_cc_tclass(struct srdma_qp *qp, u8 traffic_class, u8 opcode)
 {
-	if (!roce_cc_enabled(qp))
+	if (!roce_cc_enabled(qp) || opcode == ROCE_OP_CNP)
 		return traffic_class;
 	return (traffic_class & ~INET_ECN_MASK) | INET_ECN_ECT_0;
 }

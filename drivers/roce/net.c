@@ -182,6 +182,8 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	struct dst_cache *cache = connected ? &rqp->dst_cache : NULL;
 	u32 ib_len = skb->len - ROCE_ICRC_BYTES;
 	void *ib = skb->data;
+	u8 tclass = roce_cc_tclass(qp, av->traffic_class,
+				   ((struct roce_bth *)ib)->opcode);
 	struct dst_entry *dst;
 	struct udphdr *uh;
 	u32 icrc;
@@ -208,7 +210,7 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
 
 		skb_reset_network_header(skb);
-		ip6_flow_hdr(ip6, roce_cc_tclass(qp, av->traffic_class),
+		ip6_flow_hdr(ip6, tclass,
 			     htonl(av->flow_label) & IPV6_FLOWLABEL_MASK);
 		ip6->payload_len = htons(skb->len - sizeof(*ip6));
 		ip6->nexthdr = IPPROTO_UDP;
@@ -223,7 +225,7 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		skb_reset_network_header(skb);
 		ip4->version = 4;
 		ip4->ihl = sizeof(*ip4) >> 2;
-		ip4->tos = roce_cc_tclass(qp, av->traffic_class);
+		ip4->tos = tclass;
 		ip4->tot_len = htons(skb->len);
 		ip4->frag_off = htons(IP_DF);
 		ip4->ttl = av->hop_limit > 1 ? av->hop_limit :

@@ -400,7 +400,7 @@ void roce_cc_qp_init(struct roce_qp *rqp);
 void roce_cc_reset(struct roce_qp *rqp);
 void roce_cc_stop_sync(struct roce_qp *rqp);
 void roce_cc_refresh_speed(struct srdma_dev *dev);
-u8 roce_cc_tclass(struct srdma_qp *qp, u8 traffic_class);
+u8 roce_cc_tclass(struct srdma_qp *qp, u8 traffic_class, u8 opcode);
 void roce_cc_ce_rcvd(struct srdma_qp *qp);
 void roce_cc_cnp_rcvd(struct srdma_qp *qp);
 void roce_req_wake_in(struct roce_qp *rqp, u64 ns);
