@@ -5,11 +5,11 @@
 # (built from the distro's kernel source): RDMA WRITE/READ/SEND bandwidth
 # over message sizes, SEND/WRITE latency (typical and 99th percentile) at
 # 64 B and 4 KiB, busy-polling and (SEND) on completion events, 64 KiB SEND
-# bandwidth on completion events, 64 B SEND message rate, CPU time per GB
-# on both hosts, and the wire's own round trip (sockperf UDP and TCP
-# ping-pong). Each point runs BENCH_REPS times (median reported) under a
-# hard timeout, after BENCH_WARMUP seconds (30) of unrecorded traffic per
-# system.
+# bandwidth on completion events, 64 B SEND message rate and its kernel CPU
+# time per message, CPU time per GB on both hosts, and the wire's own round
+# trip (sockperf UDP and TCP ping-pong). Each point runs BENCH_REPS times
+# (median reported) under a hard timeout, after BENCH_WARMUP seconds (30)
+# of unrecorded traffic per system.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #   tools/bench.sh --scale [-q]   the scale mode instead: 1 to 1,000
