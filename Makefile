@@ -10,6 +10,7 @@
 #   make check      build, then run selftests and pyverbs in VMs
 #   make bench      benchmarks against rdma_rxe, siw and TCP (not in check);
 #                   BENCH_ARGS=--scale: 1 to 1,000 connections per system
+#                   BENCH_ARGS=--loopback: one VM, each device to itself
 #   make debug-kernel  build + install the KASAN/lockdep/kmemleak kernel (cached)
 #   make check-debug   the whole of `make check` on the debug kernel
 #   make check-install make dkms-install and its removal, tested in a VM

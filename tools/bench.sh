@@ -5,15 +5,18 @@
 # (built from the distro's kernel source): RDMA WRITE/READ/SEND bandwidth
 # over message sizes, SEND/WRITE latency (typical and 99th percentile) at
 # 64 B and 4 KiB, busy-polling and (SEND) on completion events, 64 KiB SEND
-# bandwidth on completion events, 64 B SEND message rate, CPU time per GB
-# on both hosts, and the wire's own round trip (sockperf UDP and TCP
-# ping-pong). Each point runs BENCH_REPS times (median reported) under a
-# hard timeout, after BENCH_WARMUP seconds (30) of unrecorded traffic per
-# system.
+# bandwidth on completion events, 64 B SEND message rate and its kernel CPU
+# time per message, CPU time per GB on both hosts, and the wire's own round
+# trip (sockperf UDP and TCP ping-pong). Each point runs BENCH_REPS times
+# (median reported) under a hard timeout, after BENCH_WARMUP seconds (30)
+# of unrecorded traffic per system.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #   tools/bench.sh --scale [-q]   the scale mode instead: 1 to 1,000
 #                           connections per system (tools/bench-scale.sh)
+#   tools/bench.sh --loopback [-q]   the loopback mode instead: one VM,
+#                           each device to itself, 64 KiB WRITE against TCP
+#                           (tools/bench-loopback.sh)
 #
 # Output in build/bench/: points.csv (every measurement), summary.csv
 # (medians), bandwidth-{write,read,send}.png (bandwidth vs size, one line
@@ -27,6 +30,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = --scale ]; then
 	shift
 	exec "$here/bench-scale.sh" "$@"
+fi
+if [ "${1:-}" = --loopback ]; then
+	shift
+	exec "$here/bench-loopback.sh" "$@"
 fi
 quick=0
 [ "${1:-}" = -q ] && quick=1

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise a `make bench` run: medians per point, CPU time per GB, the
-table with the ratios the performance targets name, summary.csv and a
-bandwidth plot per operation (gnuplot).
+"""Summarise a `make bench` run: medians per point, CPU time per GB and
+kernel CPU time per message, the table with the ratios the performance
+targets name, summary.csv and a bandwidth plot per operation (gnuplot).
 
   bench_report.py OUT_DIR SECONDS_PER_POINT
 """
@@ -28,12 +28,14 @@ def median(values):
     return statistics.median(values) if values else None
 
 
-def load(out, secs):
-    points = list(csv.DictReader(open(os.path.join(out, "points.csv"))))
+def load(out, secs, points_csv="points.csv", cpu_csv="cpu.csv"):
+    """The medians of every point in OUT's POINTS_CSV, with CPU_CSV's CPU
+    time per GB and kernel CPU time per message (microseconds)."""
+    points = list(csv.DictReader(open(os.path.join(out, points_csv))))
     # jiffies per point, both hosts: all busy time, and the kernel's share
     # (system, irq, softirq) that leaves out user-space CQ polling
     busy, kern = {}, {}
-    for row in csv.reader(open(os.path.join(out, "cpu.csv"))):
+    for row in csv.reader(open(os.path.join(out, cpu_csv))):
         if len(row) >= 3:
             busy[row[0]] = busy.get(row[0], 0) + float(row[2])
         if len(row) >= 5:
@@ -42,7 +44,7 @@ def load(out, secs):
     for p in points:
         key = (p["system"], p["kind"], p["op"], int(p["size"]))
         g = groups.setdefault(key, {"mbs": [], "mpps": [], "typ": [], "p99": [],
-                                    "cpu": [], "kcpu": []})
+                                    "cpu": [], "kcpu": [], "kmsg": []})
         # perftest's duration mode now and then prints 0.00 for a run that
         # moved data (its end timestamp is lost): a missing value, not 0
         mbs = num(p["mbytes_per_s"]) or None
@@ -56,7 +58,21 @@ def load(out, secs):
             g["cpu"].append(busy[p["id"]] / USER_HZ / gbytes)
             if p["id"] in kern:
                 g["kcpu"].append(kern[p["id"]] / USER_HZ / gbytes)
+        msgs = messages(p, secs)
+        if msgs and p["id"] in kern:
+            g["kmsg"].append(kern[p["id"]] / USER_HZ / msgs * 1e6)
     return {k: {f: median(v) for f, v in g.items()} for k, g in groups.items()}
+
+
+def messages(p, secs):
+    """The messages a bandwidth point moved: its bytes over its size for a
+    point that sends a count of them, else perftest's rate times the
+    duration (as CPU per GB takes its MB/s); None for TCP (no rate)."""
+    size = int(p["size"])
+    if num(p.get("bytes")) and size:
+        return num(p["bytes"]) / size
+    mpps = num(p["mpps"])
+    return mpps * 1e6 * secs if mpps else None
 
 
 def bw_point(m, s, op, size):
@@ -73,6 +89,12 @@ def tcp_ref(m, s):
     """The TCP figure system s's targets compare against: its reference
     runs, or, from a bench run that has none, TCP's own block."""
     return ref_point(m, s) or bw_point(m, "tcp", "stream", 65536)
+
+
+def kmsg(m, s):
+    """System s's kernel CPU time per 64 B SEND of its message-rate run,
+    microseconds (median)."""
+    return m.get((s, "bw", "send", 64), {}).get("kmsg")
 
 
 def fmt(v, spec="%.1f"):
@@ -94,11 +116,11 @@ def main():
         w = csv.writer(f)
         w.writerow(["system", "kind", "op", "size", "mbytes_per_s", "mpps",
                     "lat_typical_us", "lat_p99_us", "cpu_s_per_gb",
-                    "kernel_cpu_s_per_gb"])
+                    "kernel_cpu_s_per_gb", "kernel_cpu_us_per_msg"])
         for k in sorted(m):
             v = m[k]
             w.writerow(list(k) + [v["mbs"], v["mpps"], v["typ"], v["p99"], v["cpu"],
-                                  v["kcpu"]])
+                                  v["kcpu"], v["kmsg"]])
 
     print("\nBandwidth, MB/s (median; TCP: iperf3 with that write size; send_ev: SEND,"
           " both sides sleep on completion events)")
@@ -132,6 +154,9 @@ def main():
         print("  " + "; ".join(cells))
     print("\n64 B SEND message rate, Mpps: " + ", ".join(
         "%s %s" % (s, fmt(m.get((s, "bw", "send", 64), {}).get("mpps"), "%.4f")) for s in rdma))
+    print("Kernel CPU per 64 B SEND in it, microseconds (system, irq, softirq;"
+          " both hosts): " + ", ".join(
+              "%s %s" % (s, fmt(kmsg(m, s))) for s in rdma))
     for op, field, what in [
             ("write", "cpu", "CPU seconds per GB, 64 KiB WRITE (both hosts)"),
             ("write", "kcpu", "of it in the kernel (system, irq, softirq; no"
@@ -149,6 +174,7 @@ def main():
                   "%s %s MB/s" % (s, fmt(ref_point(m, s).get("mbs"))) for s in refs))
     siw_lat = m.get(("siw", "lat", "send", 64), {}).get("typ")
     siw_rate = m.get(("siw", "bw", "send", 64), {}).get("mpps")
+    rxe_kmsg, siw_kmsg = kmsg(m, "rxe"), kmsg(m, "siw")
     udp_lat = m.get(("tcp", "lat", "udp", 64), {}).get("typ")
     print("\nTargets (ratios in this run)")
     for s in ["sroce", "siwarp"]:
@@ -163,6 +189,8 @@ def main():
             ("64 B SEND latency / siw <= 0.5", ratio(lat, siw_lat), lambda r: r <= 0.5),
             ("64 B SEND rate / siw >= 3", ratio(rate, siw_rate), lambda r: r >= 3),
             ("CPU per GB / TCP <= 1", ratio(w64.get("cpu"), tcp64.get("cpu")), lambda r: r <= 1),
+            ("kernel CPU per msg / rxe <= 0.5", ratio(kmsg(m, s), rxe_kmsg), lambda r: r <= 0.5),
+            ("kernel CPU per msg / siw <= 0.5", ratio(kmsg(m, s), siw_kmsg), lambda r: r <= 0.5),
         ]
         for name, r, ok in checks:
             verdict = "n/a" if r is None else ("met" if ok(r) else "not met")

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The loopback mode of `make bench` (tools/bench.sh --loopback, or `make
+# bench BENCH_ARGS=--loopback`): one VM, each system's device on eth0
+# talking to itself, so that no wire is in the way and CPU is the only
+# bound. 64 KiB RDMA WRITE bandwidth (ib_write_bw) for sroce, siwarp,
+# rdma_rxe and siw, against TCP (iperf3) between the same address and
+# itself, with TCP's point run again next to each system's, and the CPU
+# time per GB of each (tools/bench-loopback-guest.sh). Each point runs
+# BENCH_REPS times (median reported) under a hard timeout.
+#
+#   tools/bench-loopback.sh [-q]    -q: quick (1 repetition)
+#
+# Environment: BENCH_SYSTEMS (tcp sroce siwarp rxe siw), BENCH_REPS (3),
+# BENCH_SECS (3 s per point), BENCH_WARMUP (30 s of unrecorded traffic per
+# system), BENCH_LOOPBACK_SIZES (65536), BENCH_SMP (the VM's vCPUs, 2:
+# server and client each busy-poll one), BENCH_LIMIT (the VM's hard time
+# limit, seconds).
+#
+# Output in build/bench/: loopback.csv (every measurement, the columns of
+# points.csv), loopback-cpu.csv, loopback-summary.csv (medians) and the
+# table on the terminal with the ratios the targets name.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/lib.sh
+. "$here/lib.sh"
+
+reps=${BENCH_REPS:-3}
+[ "${1:-}" = -q ] && reps=${BENCH_REPS:-1}
+systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
+sizes=${BENCH_LOOPBACK_SIZES:-65536}
+secs=${BENCH_SECS:-3}
+warm=${BENCH_WARMUP:-30}
+smp=${BENCH_SMP:-2}
+out=$SRDMA_REPO/build/bench
+mkdir -p "$out"
+
+[ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"
+case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
+
+# per system: the warm-up, then per repetition and size two points (TCP's
+# and the system's; TCP alone has one), each at most one attempt's
+# timeout (bench-loopback-guest.sh lo_point) plus set-up
+nsys=$(echo "$systems" | wc -w)
+nsizes=$(echo "$sizes" | wc -w)
+limit=${BENCH_LIMIT:-$(((warm * 6 + 100) * nsys + (secs * 6 + 100) * 2 * nsizes * reps * nsys + 300))}
+echo "==> bench --loopback: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system, one VM of $smp vCPUs (hard limit ${limit}s)"
+vm=$SRDMA_REPO/build/vm/out/bench-loopback
+rm -rf "$vm"
+"$here/vm/run.sh" -n 1 -t "$limit" -N bench-loopback -s "$smp" \
+	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
+	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" \
+	-- "$here/bench-loopback-guest.sh" > "$out/loopback-vm.log" 2>&1 &
+vmpid=$!
+bench_follow "$vmpid" "$vm"
+wait "$vmpid" || echo "==> bench --loopback: the VM reported failure (see $out/loopback-vm.log); reporting what was measured"
+
+[ -r "$vm/host1/loopback.csv" ] || die "no measurements (see $out/loopback-vm.log)"
+cp "$vm/host1/loopback.csv" "$vm/host1/loopback-cpu.csv" "$out/"
+/usr/bin/python3 "$here/bench_loopback_report.py" "$out" "$secs"

@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise the loopback mode of `make bench` (one VM, each device to
+itself): medians of the RDMA WRITE bandwidth and of TCP's, CPU time per
+GB, loopback-summary.csv and the table with the ratios the targets name.
+
+  bench_loopback_report.py OUT_DIR SECONDS_PER_POINT
+
+OUT_DIR holds loopback.csv and loopback-cpu.csv, in the columns of
+points.csv and cpu.csv (tools/bench_report.py reads them).
+"""
+import csv
+import os
+import sys
+
+from bench_report import ORDER, fmt, load, ratio
+
+
+def point(m, s, size):
+    """System s's WRITE medians at size; TCP's own stream for "tcp"."""
+    return m.get((s, "bw", "stream" if s == "tcp" else "write", size), {})
+
+
+def tcp_ref(m, s, size):
+    """TCP's medians from the runs next to system s's points, or TCP's own
+    block when there are none."""
+    return m.get(("tcp", "bw", "ref-" + s, size)) or point(m, "tcp", size)
+
+
+def verdict(r, ok):
+    return "n/a" if r is None else ("met" if ok(r) else "not met")
+
+
+def main():
+    out, secs = sys.argv[1], float(sys.argv[2])
+    m = load(out, secs, "loopback.csv", "loopback-cpu.csv")
+    systems = [s for s in ORDER if any(k[0] == s for k in m)]
+    sizes = sorted({k[3] for k in m if k[1] == "bw"})
+
+    rows = []
+    for size in sizes:
+        for s in systems:
+            v, ref = point(m, s, size), tcp_ref(m, s, size)
+            if not v and s != "tcp":
+                continue
+            if s == "tcp":
+                ref = {}
+            rows.append((s, size, v.get("mbs"), ref.get("mbs"),
+                         ratio(v.get("mbs"), ref.get("mbs")), v.get("cpu"), v.get("kcpu")))
+    with open(os.path.join(out, "loopback-summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["system", "size", "mbytes_per_s", "tcp_ref_mbytes_per_s",
+                    "ratio_to_tcp", "cpu_s_per_gb", "kernel_cpu_s_per_gb"])
+        w.writerows(rows)
+
+    print("\nLoopback: one VM, each device on eth0 to itself (TCP: iperf3, the"
+          " address to itself over lo);\nRDMA WRITE (ib_write_bw), medians")
+    print("%-7s %8s %10s %10s %8s %10s %10s" % (
+        "system", "size", "MB/s", "TCP MB/s", "/ TCP", "CPU s/GB", "kern s/GB"))
+    for s, size, mbs, ref, r, cpu, kcpu in rows:
+        print("%-7s %8d %10s %10s %8s %10s %10s" % (
+            s, size, fmt(mbs), fmt(ref), fmt(r, "%.2f"),
+            fmt(cpu, "%.2f"), fmt(kcpu, "%.2f")))
+
+    if 65536 in sizes:
+        w64 = {s: point(m, s, 65536).get("mbs") for s in systems}
+        print("\nTargets, loopback (ratios in this run)")
+        for s in ["sroce", "siwarp"]:
+            if s not in systems:
+                continue
+            checks = [
+                ("64 KiB WRITE / TCP >= 0.8",
+                 ratio(w64[s], tcp_ref(m, s, 65536).get("mbs")), lambda r: r >= 0.8),
+                ("64 KiB WRITE / rxe > 1", ratio(w64[s], w64.get("rxe")), lambda r: r > 1),
+                ("64 KiB WRITE / siw > 1", ratio(w64[s], w64.get("siw")), lambda r: r > 1),
+            ]
+            for name, r, ok in checks:
+                print("  %-7s %-32s %8s  %s" % (s, name, fmt(r, "%.2f"), verdict(r, ok)))
+            print("  %-7s %-32s %8s  (for reference)" % (
+                s, "kernel CPU per GB / TCP",
+                fmt(ratio(point(m, s, 65536).get("kcpu"),
+                          tcp_ref(m, s, 65536).get("kcpu")), "%.2f")))
+    print("\nCSV: %s/loopback.csv, %s/loopback-summary.csv" % (out, out))
+
+
+if __name__ == "__main__":
+    main()
