@@ -14,9 +14,12 @@ export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
 # shellcheck source=selftests/rdma_lib.sh
 . "$VM_REPO/selftests/rdma_lib.sh"
+# shellcheck source=tools/bench-guest-lib.sh
+. "$VM_REPO/tools/bench-guest-lib.sh"
 
 me=$VM_HOST
 peer=192.0.2.12
+addr=192.0.2.$((10 + me)) # this host
 systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
 sizes=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576}
 reps=${BENCH_REPS:-3}
@@ -27,22 +30,6 @@ cpu_out=$VM_OUT/cpu.csv
 port=20000
 
 log() { echo "bench[host$me]: $*" >&2; }
-
-# busy, total and kernel (system, irq, softirq) jiffies of all CPUs
-cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, $4 + $7 + $8 }' /proc/stat; }
-
-setup() { # SYSTEM
-	rdma_all_down dev0
-	[ "$1" = tcp ] && return 0
-	mkdev "$1" dev0 eth0
-}
-
-conn_args() { # SYSTEM: how perftest connects
-	case $1 in
-	sroce | rxe) echo "-x $(gid_index dev0 "::ffff:192.0.2.$((10 + me))")" ;;
-	*) echo "-R" ;;
-	esac
-}
 
 # run_point ID SERVER_CMD... -- CLIENT_CMD...: host2 runs the server, host1
 # retries the client until the server answers; prints the client's output
@@ -100,8 +87,8 @@ except Exception: print("")')
 		mpps=
 	else
 		# shellcheck disable=SC2046,SC2086 # $len is a list of options
-		r=$(run_point "$id" "ib_${verb}_bw" -d dev0 $(conn_args "$sys") -F $len -s "$size" -p "$port" -- \
-			"ib_${verb}_bw" -d dev0 $(conn_args "$sys") -F $len -s "$size" -p "$port" "$peer")
+		r=$(run_point "$id" "ib_${verb}_bw" -d dev0 $(conn_args "$sys" "$addr") -F $len -s "$size" -p "$port" -- \
+			"ib_${verb}_bw" -d dev0 $(conn_args "$sys" "$addr") -F $len -s "$size" -p "$port" "$peer")
 		read -r mbs mpps < <(echo "$r" | awk '/#bytes/ { getline; print $4, $5; exit }')
 	fi
 	[ "$me" = 1 ] && echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},,,$bytes" >> "$out"
@@ -120,8 +107,8 @@ warm_up() { # SYSTEM
 			iperf3 -c "$peer" -p "$port" -t "$secs" > /dev/null
 	else
 		# shellcheck disable=SC2046
-		run_point "$sys/warm-up" ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -p "$port" -- \
-			ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -p "$port" "$peer" > /dev/null
+		run_point "$sys/warm-up" ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -p "$port" -- \
+			ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -p "$port" "$peer" > /dev/null
 	fi
 }
 
@@ -134,8 +121,8 @@ lat_point() { # SYSTEM OP SIZE REP
 	[ "$op" = send_ev ] && { verb=send; ev=-e; }
 	log "$id"
 	# shellcheck disable=SC2046
-	r=$(run_point "$id" "ib_${verb}_lat" -d dev0 $(conn_args "$sys") -F $ev -n 300 -s "$size" -p "$port" -- \
-		"ib_${verb}_lat" -d dev0 $(conn_args "$sys") -F $ev -n 300 -s "$size" -p "$port" "$peer")
+	r=$(run_point "$id" "ib_${verb}_lat" -d dev0 $(conn_args "$sys" "$addr") -F $ev -n 300 -s "$size" -p "$port" -- \
+		"ib_${verb}_lat" -d dev0 $(conn_args "$sys" "$addr") -F $ev -n 300 -s "$size" -p "$port" "$peer")
 	read -r typ p99 < <(echo "$r" | awk '/#bytes/ { getline; print $5, $8; exit }')
 	[ "$me" = 1 ] && echo "$id,$sys,lat,$op,$size,$rep,,,${typ:-},${p99:-}," >> "$out"
 }

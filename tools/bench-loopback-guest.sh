@@ -19,6 +19,8 @@ export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
 # shellcheck source=selftests/rdma_lib.sh
 . "$VM_REPO/selftests/rdma_lib.sh"
+# shellcheck source=tools/bench-guest-lib.sh
+. "$VM_REPO/tools/bench-guest-lib.sh"
 
 addr=${VM_IP4:-192.0.2.11}
 systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
@@ -31,23 +33,6 @@ cpu_out=$VM_OUT/loopback-cpu.csv
 port=20000
 
 log() { echo "bench[host$VM_HOST]: $*" >&2; }
-
-# busy, total and kernel (system, irq, softirq) jiffies of all CPUs, as
-# tools/bench-guest.sh records them
-cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, $4 + $7 + $8 }' /proc/stat; }
-
-setup() { # SYSTEM
-	rdma_all_down dev0
-	[ "$1" = tcp ] && return 0
-	mkdev "$1" dev0 eth0
-}
-
-conn_args() { # SYSTEM: how perftest connects
-	case $1 in
-	sroce | rxe) echo "-x $(gid_index dev0 "::ffff:$addr")" ;;
-	*) echo "-R" ;;
-	esac
-}
 
 # a TCP listener on PORT: iperf3's, perftest's control connection (-x),
 # or the kernel socket an iWARP rdma_cm listener (-R) puts under it
@@ -126,8 +111,8 @@ try: print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_secon
 except Exception: print("")' < "$VM_OUT/last.out")
 	else
 		# shellcheck disable=SC2046 # conn_args is a list of options
-		lo_point "$id" ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -s "$size" -p @PORT@ -- \
-			ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -s "$size" -p @PORT@ "$addr"
+		lo_point "$id" ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -s "$size" -p @PORT@ -- \
+			ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -s "$size" -p @PORT@ "$addr"
 		read -r mbs mpps < <(awk '/#bytes/ { getline; print $4, $5; exit }' "$VM_OUT/last.out")
 	fi
 	echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},,," >> "$out"
@@ -145,8 +130,8 @@ warm_up() { # SYSTEM
 			iperf3 -c "$addr" -p @PORT@ -t "$secs"
 	else
 		# shellcheck disable=SC2046
-		lo_point "$sys/warm-up" ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -p @PORT@ -- \
-			ib_write_bw -d dev0 $(conn_args "$sys") -F -D "$secs" -p @PORT@ "$addr"
+		lo_point "$sys/warm-up" ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -p @PORT@ -- \
+			ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -p @PORT@ "$addr"
 	fi
 }
 

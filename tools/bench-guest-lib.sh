@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# What the bench's guest scripts (tools/bench-guest.sh and
+# tools/bench-loopback-guest.sh) share: the CPU counters they record per
+# point, how a system's device is put on eth0, and how perftest connects.
+# Sourced after selftests/rdma_lib.sh.
+
+# busy, total and kernel (system, irq, softirq) jiffies of all CPUs
+cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, $4 + $7 + $8 }' /proc/stat; }
+
+setup() { # SYSTEM: its device dev0 on eth0 alone (none for tcp)
+	rdma_all_down dev0
+	[ "$1" = tcp ] && return 0
+	mkdev "$1" dev0 eth0
+}
+
+# How perftest connects for SYSTEM from this host's IPv4 address ADDR:
+# RoCE by the GID of ADDR, iWARP through rdma_cm.
+conn_args() { # SYSTEM ADDR
+	case $1 in
+	sroce | rxe) echo "-x $(gid_index dev0 "::ffff:$2")" ;;
+	*) echo "-R" ;;
+	esac
+}
