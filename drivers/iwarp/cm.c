@@ -78,6 +78,14 @@ void iw_listener_put(struct iw_listener *l)
 	kref_put(&l->ref, iw_listener_free);
 }
 
+/* The set-up is done with the private data (or failed). */
+void iw_ep_pdata_free(struct iw_ep *ep)
+{
+	kfree(ep->pdata);
+	ep->pdata = NULL;
+	ep->pd_len = 0;
+}
+
 static void iw_ep_free(struct kref *ref)
 {
 	struct iw_ep *ep = container_of(ref, struct iw_ep, ref);
@@ -86,6 +94,7 @@ static void iw_ep_free(struct kref *ref)
 		iw_ep_sock_close(ep, false);
 	if (ep->listener)
 		iw_listener_put(ep->listener);
+	kfree(ep->pdata);
 	kfree(ep);
 }
 
@@ -671,7 +680,7 @@ static int iw_active_connect(struct iw_ep *ep)
 			      err, ep->conn.ird, ep->conn.ord, ep->pd_len);
 	if (err)
 		return err;
-	ep->pd_len = 0;
+	iw_ep_pdata_free(ep);		/* the reply's comes in its own */
 	ep->state = IW_EP_SETUP;
 	return 0;
 }
@@ -697,6 +706,7 @@ static void iw_setup_active(struct iw_ep *ep)
 	if (!err) {
 		iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata,
 			 ep->pd_len);
+		iw_ep_pdata_free(ep);	/* before the close work may run */
 		iw_ep_start(ep);
 		return;
 	}
@@ -708,6 +718,7 @@ static void iw_setup_active(struct iw_ep *ep)
 		err = -ECONNRESET;
 	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
 		 rejected ? ep->pdata : NULL, rejected ? ep->pd_len : 0);
+	iw_ep_pdata_free(ep);
 	id->rem_ref(id);
 	ep->cm_id = NULL;
 	iw_qp_unclaim(ep->qp, ep);
@@ -733,6 +744,16 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!qp)
 		return -EINVAL;
 	ep = iw_ep_alloc(dev, true);
+	if (ep && param->private_data_len) {
+		/* kept until the request is sent, once TCP connects */
+		ep->pdata = kmemdup(param->private_data,
+				    param->private_data_len, GFP_KERNEL);
+		ep->pd_len = param->private_data_len;
+		if (!ep->pdata) {
+			iw_ep_put(ep);
+			ep = NULL;
+		}
+	}
 	if (!ep) {
 		srdma_qp_put(qp);
 		return -ENOMEM;
@@ -755,9 +776,6 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ep->conn.atomics = true;
 	ep->conn.ird = min_t(u32, param->ird, IW_MAX_IRD);
 	ep->conn.ord = clamp_t(u32, param->ord, 1, IW_MAX_ORD);
-	ep->pd_len = param->private_data_len;
-	if (ep->pd_len)
-		memcpy(ep->pdata, param->private_data, ep->pd_len);
 	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
 	iw_obs_connect(ep);
 	iw_setup_kick(ep);
@@ -895,6 +913,8 @@ static void iw_setup_hand_off(struct iw_ep *ep)
 	if (!err)
 		err = iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
 			       ep->pdata, ep->pd_len);
+	/* iw_cm copied it; accept and reject send their own */
+	iw_ep_pdata_free(ep);
 	if (err) {
 		/* iw_cm did not take the request: ours, unless a deadline was */
 		if (!ep->handle) {

@@ -111,8 +111,14 @@ struct iw_ep {
 	u8 rev;				/* MPA revision of the request */
 	bool enhanced;			/* RFC 6581 IRD/ORD exchanged */
 	u8 req_flags;			/* flags of the MPA request */
+	/*
+	 * Private data in flight, set-up only: ours until the request is
+	 * sent (active), then the peer's until the event that hands it to
+	 * iw_cm, which copies it. Allocated to its length, freed then
+	 * (iw_ep_pdata_free()): a connection does not carry it.
+	 */
 	u16 pd_len;
-	u8 pdata[MPA_MAX_PRIV_DATA];
+	u8 *pdata;
 	struct sockaddr_storage laddr, raddr;
 
 	void (*saved_data_ready)(struct sock *sk);
@@ -304,6 +310,7 @@ int srdma_iw_destroy_listen(struct iw_cm_id *id);
 void iw_ep_close(struct iw_ep *ep, bool abort);
 void iw_ep_drain(struct iw_ep *ep);
 void iw_ep_put(struct iw_ep *ep);
+void iw_ep_pdata_free(struct iw_ep *ep);
 void iw_ep_abort(struct iw_ep *ep);
 void iw_qp_detach(struct srdma_qp *qp);
 void iw_requests_flush(struct srdma_dev *dev);
