@@ -58,6 +58,16 @@ enum iw_ep_state {
 struct iw_listener;
 struct iw_net;
 
+/*
+ * An endpoint's address: what TCP gives back for its socket, IPv4 or
+ * IPv6. 28 bytes where a sockaddr_storage takes 128.
+ */
+union iw_addr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
 /* iw_ep.flags: set-up events, set from callbacks and timers */
 enum {
 	IW_EPF_TIMEOUT,		/* the set-up deadline passed */
@@ -119,7 +129,7 @@ struct iw_ep {
 	 */
 	u16 pd_len;
 	u8 *pdata;
-	struct sockaddr_storage laddr, raddr;
+	union iw_addr laddr, raddr;
 
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
