@@ -289,10 +289,13 @@ TRACE_EVENT(srdma_qp_state,
 		  srdma_show_qp_state(__entry->new))
 );
 
-/* An iWARP connection event: @step is named in iwarp/observe.c. */
+/*
+ * An iWARP connection event: @step is named in iwarp/observe.c, @raddr
+ * is a sockaddr_in or sockaddr_in6 with room for the latter.
+ */
 TRACE_EVENT(srdma_iw_cm,
 	TP_PROTO(const struct ib_device *ibdev, const char *step, int err,
-		 const struct sockaddr_storage *raddr, u8 rev, bool crc,
+		 const void *raddr, u8 rev, bool crc,
 		 u16 ird, u16 ord),
 	TP_ARGS(ibdev, step, err, raddr, rev, crc, ird, ord),
 	TP_STRUCT__entry(

@@ -78,6 +78,14 @@ void iw_listener_put(struct iw_listener *l)
 	kref_put(&l->ref, iw_listener_free);
 }
 
+/* The set-up is done with the private data (or failed). */
+void iw_ep_pdata_free(struct iw_ep *ep)
+{
+	kfree(ep->pdata);
+	ep->pdata = NULL;
+	ep->pd_len = 0;
+}
+
 static void iw_ep_free(struct kref *ref)
 {
 	struct iw_ep *ep = container_of(ref, struct iw_ep, ref);
@@ -86,6 +94,7 @@ static void iw_ep_free(struct kref *ref)
 		iw_ep_sock_close(ep, false);
 	if (ep->listener)
 		iw_listener_put(ep->listener);
+	kfree(ep->pdata);
 	kfree(ep);
 }
 
@@ -135,16 +144,17 @@ static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 		.private_data_len = pd_len,
 	};
 
-	memcpy(&ev.local_addr, &ep->laddr, sizeof(ev.local_addr));
-	memcpy(&ev.remote_addr, &ep->raddr, sizeof(ev.remote_addr));
+	/* the rest of the sockaddr_storage stays zero */
+	memcpy(&ev.local_addr, &ep->laddr, sizeof(ep->laddr));
+	memcpy(&ev.remote_addr, &ep->raddr, sizeof(ep->raddr));
 	if (type == IW_CM_EVENT_CONNECT_REQUEST)
 		ev.provider_data = (void *)(uintptr_t)ep->handle;
 	return id->event_handler(id, &ev);
 }
 
-static int iw_addr_len(const struct sockaddr_storage *a)
+static int iw_addr_len(const struct sockaddr *a)
 {
-	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	return a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					  sizeof(struct sockaddr_in);
 }
 
@@ -611,35 +621,33 @@ static int iw_setup_check(struct iw_ep *ep)
 static int iw_active_start(struct iw_ep *ep)
 {
 	struct net *net = dev_net(ep->dev->ndev);
-	struct sockaddr_storage any;
+	union iw_addr any;
 	int err;
 
 	err = iw_net_ep_enter(ep, net);
 	if (err)
 		return err;
-	err = iw_sock_create(net, ep->raddr.ss_family, &ep->sock);
+	err = iw_sock_create(net, ep->raddr.sa.sa_family, &ep->sock);
 	if (err) {
 		iw_net_ep_leave(ep);
 		return err;
 	}
-	err = kernel_bind(ep->sock, (struct sockaddr *)&ep->laddr,
-			  iw_addr_len(&ep->laddr));
+	err = kernel_bind(ep->sock, &ep->laddr.sa, iw_addr_len(&ep->laddr.sa));
 	if (err == -EADDRINUSE) {
 		/* rdma_cm's port is its own; TCP may have it in use */
 		any = ep->laddr;
-		if (any.ss_family == AF_INET6)
-			((struct sockaddr_in6 *)&any)->sin6_port = 0;
+		if (any.sa.sa_family == AF_INET6)
+			any.v6.sin6_port = 0;
 		else
-			((struct sockaddr_in *)&any)->sin_port = 0;
-		err = kernel_bind(ep->sock, (struct sockaddr *)&any,
-				  iw_addr_len(&any));
+			any.v4.sin_port = 0;
+		err = kernel_bind(ep->sock, &any.sa, iw_addr_len(&any.sa));
 	}
 	if (err)
 		return err;
 	/* before connect: its completion is a state change */
 	iw_setup_hook(ep);
-	err = kernel_connect(ep->sock, (struct sockaddr *)&ep->raddr,
-			     iw_addr_len(&ep->raddr), O_NONBLOCK);
+	err = kernel_connect(ep->sock, &ep->raddr.sa, iw_addr_len(&ep->raddr.sa),
+			     O_NONBLOCK);
 	return err == -EINPROGRESS ? 0 : err;
 }
 
@@ -664,14 +672,14 @@ static int iw_active_connect(struct iw_ep *ep)
 		err = sock_error(sk);
 		return err ? err : -ECONNRESET;
 	}
-	kernel_getsockname(ep->sock, (struct sockaddr *)&ep->laddr);
+	kernel_getsockname(ep->sock, &ep->laddr.sa);
 	err = iw_mpa_send(ep, true, false, ep->pdata, ep->pd_len);
 	ibdev_dbg_ratelimited(&ep->dev->ibdev,
 			      "mpa request sent: %d ird %u ord %u pd %u\n",
 			      err, ep->conn.ird, ep->conn.ord, ep->pd_len);
 	if (err)
 		return err;
-	ep->pd_len = 0;
+	iw_ep_pdata_free(ep);		/* the reply's comes in its own */
 	ep->state = IW_EP_SETUP;
 	return 0;
 }
@@ -697,6 +705,7 @@ static void iw_setup_active(struct iw_ep *ep)
 	if (!err) {
 		iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata,
 			 ep->pd_len);
+		iw_ep_pdata_free(ep);	/* before the close work may run */
 		iw_ep_start(ep);
 		return;
 	}
@@ -708,6 +717,7 @@ static void iw_setup_active(struct iw_ep *ep)
 		err = -ECONNRESET;
 	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
 		 rejected ? ep->pdata : NULL, rejected ? ep->pd_len : 0);
+	iw_ep_pdata_free(ep);
 	id->rem_ref(id);
 	ep->cm_id = NULL;
 	iw_qp_unclaim(ep->qp, ep);
@@ -733,6 +743,16 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (!qp)
 		return -EINVAL;
 	ep = iw_ep_alloc(dev, true);
+	if (ep && param->private_data_len) {
+		/* kept until the request is sent, once TCP connects */
+		ep->pdata = kmemdup(param->private_data,
+				    param->private_data_len, GFP_KERNEL);
+		ep->pd_len = param->private_data_len;
+		if (!ep->pdata) {
+			iw_ep_put(ep);
+			ep = NULL;
+		}
+	}
 	if (!ep) {
 		srdma_qp_put(qp);
 		return -ENOMEM;
@@ -747,17 +767,15 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ep->cm_id = id;
 	id->add_ref(id);
 	id->provider_data = ep;
-	ep->laddr = id->m_local_addr;
-	ep->raddr = id->m_remote_addr;
+	/* IPv4 or IPv6 (checked above): the head of the storage */
+	memcpy(&ep->laddr, &id->m_local_addr, sizeof(ep->laddr));
+	memcpy(&ep->raddr, &id->m_remote_addr, sizeof(ep->raddr));
 	ep->rev = MPA_REV2;
 	ep->enhanced = true;
 	ep->conn.crc = srdma_iw_crc;
 	ep->conn.atomics = true;
 	ep->conn.ird = min_t(u32, param->ird, IW_MAX_IRD);
 	ep->conn.ord = clamp_t(u32, param->ord, 1, IW_MAX_ORD);
-	ep->pd_len = param->private_data_len;
-	if (ep->pd_len)
-		memcpy(ep->pdata, param->private_data, ep->pd_len);
 	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
 	iw_obs_connect(ep);
 	iw_setup_kick(ep);
@@ -895,6 +913,8 @@ static void iw_setup_hand_off(struct iw_ep *ep)
 	if (!err)
 		err = iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
 			       ep->pdata, ep->pd_len);
+	/* iw_cm copied it; accept and reject send their own */
+	iw_ep_pdata_free(ep);
 	if (err) {
 		/* iw_cm did not take the request: ours, unless a deadline was */
 		if (!ep->handle) {
@@ -1079,8 +1099,8 @@ static void iw_accept_one(struct iw_listener *l, struct socket *ns)
 	}
 	ep = iw_ep_alloc(l->dev, false);
 	/* last: a namespace that is going takes no new connection */
-	if (!ep || kernel_getsockname(ns, (struct sockaddr *)&ep->laddr) < 0 ||
-	    kernel_getpeername(ns, (struct sockaddr *)&ep->raddr) < 0 ||
+	if (!ep || kernel_getsockname(ns, &ep->laddr.sa) < 0 ||
+	    kernel_getpeername(ns, &ep->raddr.sa) < 0 ||
 	    iw_net_ep_enter(ep, sock_net(ns->sk))) {
 		kfree(ep);
 		sock_no_linger(ns->sk);
@@ -1140,7 +1160,8 @@ static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
 	sk = s->sk;
 	if (a->ss_family == AF_INET6)
 		sk->sk_ipv6only = true;	/* IPv4 has its own sockets */
-	err = kernel_bind(s, (struct sockaddr *)a, iw_addr_len(a));
+	err = kernel_bind(s, (struct sockaddr *)a,
+			  iw_addr_len((struct sockaddr *)a));
 	if (!err)
 		err = kernel_listen(s, backlog);
 	if (err) {

@@ -58,6 +58,16 @@ enum iw_ep_state {
 struct iw_listener;
 struct iw_net;
 
+/*
+ * An endpoint's address: what TCP gives back for its socket, IPv4 or
+ * IPv6. 28 bytes where a sockaddr_storage takes 128.
+ */
+union iw_addr {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
 /* iw_ep.flags: set-up events, set from callbacks and timers */
 enum {
 	IW_EPF_TIMEOUT,		/* the set-up deadline passed */
@@ -111,9 +121,15 @@ struct iw_ep {
 	u8 rev;				/* MPA revision of the request */
 	bool enhanced;			/* RFC 6581 IRD/ORD exchanged */
 	u8 req_flags;			/* flags of the MPA request */
+	/*
+	 * Private data in flight, set-up only: ours until the request is
+	 * sent (active), then the peer's until the event that hands it to
+	 * iw_cm, which copies it. Allocated to its length, freed then
+	 * (iw_ep_pdata_free()): a connection does not carry it.
+	 */
 	u16 pd_len;
-	u8 pdata[MPA_MAX_PRIV_DATA];
-	struct sockaddr_storage laddr, raddr;
+	u8 *pdata;
+	union iw_addr laddr, raddr;
 
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
@@ -304,6 +320,7 @@ int srdma_iw_destroy_listen(struct iw_cm_id *id);
 void iw_ep_close(struct iw_ep *ep, bool abort);
 void iw_ep_drain(struct iw_ep *ep);
 void iw_ep_put(struct iw_ep *ep);
+void iw_ep_pdata_free(struct iw_ep *ep);
 void iw_ep_abort(struct iw_ep *ep);
 void iw_qp_detach(struct srdma_qp *qp);
 void iw_requests_flush(struct srdma_dev *dev);

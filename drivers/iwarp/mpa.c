@@ -7,6 +7,7 @@
  * the frame is read, so FPDUs that follow stay in the socket for rx.c.
  */
 #include <linux/net.h>
+#include <linux/slab.h>
 
 #include "iwarp.h"
 
@@ -121,8 +122,9 @@ int iw_mpa_check_hdr(const struct mpa_frame *f, const char *key)
 
 /*
  * Collect the frame header into ep->mpa and its private data into
- * ep->pdata: 0 once all of it is in, -EINPROGRESS until then. The header
- * is checked before any private data is read.
+ * ep->pdata, allocated to the length the header announces: 0 once all
+ * of it is in, -EINPROGRESS until then. The header is checked before
+ * any private data is read. Process context (the set-up work).
  */
 static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
 {
@@ -138,6 +140,12 @@ static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
 	pd_len = iw_mpa_check_hdr(f, key);
 	if (pd_len < 0)
 		return pd_len;
+	/* the header is in whole: pd_len is the same on every call */
+	if (pd_len && !ep->pdata) {
+		ep->pdata = kmalloc(pd_len, GFP_KERNEL);
+		if (!ep->pdata)
+			return -ENOMEM;
+	}
 	err = iw_mpa_fill(ep, ep->pdata, ep->mpa_have - hlen, pd_len);
 	if (err)
 		return err;

@@ -364,19 +364,34 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 	struct srdma_qp *qp = iqp->qp;
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	struct srdma_swqe *w;
-	u32 outstanding, fetch;
+	u32 outstanding, fetch, cons;
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return false;
 	/* WQE contents before the fetch index: pairs with srdma_sq_run */
 	fetch = smp_load_acquire(&qp->sq_fetch);
+	/*
+	 * The core completes local WQEs (bind, invalidate, fast register)
+	 * when it fetches them, once all before them are complete: those we
+	 * have not walked past yet are done, and their copies the core's to
+	 * reuse. Never look at them. Read after the fetch position, sq_cons
+	 * is no older than when that was published, so at most the copies
+	 * behind it; one newer than it says all up to it is complete.
+	 */
+	cons = READ_ONCE(qp->sq_cons);
+	if ((s32)(cons - fetch) > 0)
+		cons = fetch;
+	if ((s32)(iqp->tx_idx - cons) < 0) {
+		iqp->tx_idx = cons;
+		iqp->tx_complete_end = cons;
+	}
 	if (iqp->tx_idx == fetch)
 		return false;
 	/*
-	 * Never more than a ring ahead of us: anything else (a ring reset
-	 * under us) would have us walk up to 2^32 slots of stale WQEs.
+	 * Never more than the WQE copies ahead of us: anything else (a ring
+	 * reset under us) would have us walk up to 2^32 slots of stale WQEs.
 	 */
-	if (fetch - iqp->tx_idx > qp->sq.q.index_mask + 1) {
+	if (fetch - iqp->tx_idx > srdma_swqe_slots(qp)) {
 		srdma_qp_error(qp);
 		return false;
 	}
@@ -438,7 +453,13 @@ static void iw_tx_complete(struct iw_qp *iqp)
 	while (iqp->tx_complete != iqp->tx_complete_end) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, iqp->tx_complete);
 
-		if (iw_is_data(w->wr.opcode) && w->state != SRDMA_WQE_DONE)
+		/*
+		 * Completed already (a local WQE, done when fetched, and those
+		 * after it that our last completion let go): its copy may hold
+		 * a newer WQE by now.
+		 */
+		if ((s32)(iqp->tx_complete - READ_ONCE(qp->sq_cons)) >= 0 &&
+		    iw_is_data(w->wr.opcode) && w->state != SRDMA_WQE_DONE)
 			srdma_sq_wqe_done(qp, w, IB_WC_SUCCESS);
 		iqp->tx_complete++;
 	}
@@ -532,6 +553,9 @@ static void iw_tx_maybe_fin(struct iw_qp *iqp, struct socket *s)
 		return;
 	/* pairs with srdma_sq_run's release of sq_fetch */
 	if (iqp->tx_idx != smp_load_acquire(&qp->sq_fetch))
+		return;
+	/* posted before SQD, waiting for a WQE copy: sent before the FIN */
+	if (srdma_sq_waiting(qp))
 		return;
 	spin_lock_bh(&iqp->lock);
 	if (iqp->ird_head == iqp->ird_tail && iqp->ep) {

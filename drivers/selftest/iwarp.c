@@ -43,6 +43,9 @@ static const struct srdma_st_mpa srdma_st_mpa_cases[] __initconst = {
 	{ "revision 255", MPA_KEY_REP, MPA_KEY_REP, 255, 0, -EPROTO },
 };
 
+/* Room for the most private data a frame may carry, for every case. */
+static u8 *srdma_st_pdata __initdata;
+
 /* An MPA frame as iw_mpa_recv_frame leaves it in @ep. */
 static void __init srdma_st_frame(struct iw_ep *ep, u8 rev, u8 flags,
 				  u16 ird, u16 ord, const char *pd, u16 pd_len)
@@ -56,7 +59,8 @@ static void __init srdma_st_frame(struct iw_ep *ep, u8 rev, u8 flags,
 	ep->mpa.rev = rev;
 	ep->mpa.flags = flags;
 	ep->mpa.pd_len = cpu_to_be16(pd_len);
-	memset(ep->pdata, 'x', sizeof(ep->pdata));
+	ep->pdata = srdma_st_pdata;
+	memset(ep->pdata, 'x', MPA_MAX_PRIV_DATA);
 	if (rev == MPA_REV2 && (flags & MPA_FLAG_ENHANCED) &&
 	    pd_len >= sizeof(v2)) {
 		memcpy(ep->pdata, &v2, sizeof(v2));
@@ -283,10 +287,13 @@ void __init srdma_st_mpa(struct srdma_st *st)
 	}
 
 	ep = kmalloc(sizeof(*ep), GFP_KERNEL);
-	if (!ST_ALLOCATED(st, ep))
-		return;
-	srdma_st_mpa_request(st, ep);
-	srdma_st_mpa_reply(st, ep);
+	srdma_st_pdata = kmalloc(MPA_MAX_PRIV_DATA, GFP_KERNEL);
+	if (ST_ALLOCATED(st, ep) && ST_ALLOCATED(st, srdma_st_pdata)) {
+		srdma_st_mpa_request(st, ep);
+		srdma_st_mpa_reply(st, ep);
+	}
+	kfree(srdma_st_pdata);
+	srdma_st_pdata = NULL;
 	kfree(ep);
 }
 
