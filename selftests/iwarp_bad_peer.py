@@ -64,7 +64,7 @@ CASES = {
     "slow-reply": (False, None),
     "read-rereg": (False, (0, 1, 0x02)),   # RDMAP protection: access
 }
-SETUP_TIMEOUT = 10      # srdma's IW_MPA_TIMEOUT, seconds
+SETUP_TIMEOUT = 10      # srdma's IWARP_MPA_TIMEOUT, seconds
 
 
 def crc32c(data):

@@ -7,8 +7,8 @@
  *
  * Set-up never blocks a worker: data_ready, state_change and a deadline
  * timer queue the endpoint's setup_work, which takes what the socket has
- * and returns. A listener holds at most IW_MAX_HALF_OPEN connections in
- * set-up and refuses more; each gets IW_MPA_TIMEOUT in all. All of it
+ * and returns. A listener holds at most IWARP_MAX_HALF_OPEN connections in
+ * set-up and refuses more; each gets IWARP_MPA_TIMEOUT in all. All of it
  * runs on srdma_unbound_wq, which module exit drains.
  *
  * Endpoint references: whoever owns the endpoint's next step holds the
@@ -20,7 +20,7 @@
  *
  * iw_cm may drop a CONNECT_REQUEST without ever answering it (its
  * listener is destroyed while the event waits in its queue), so it is
- * never given the endpoint: it carries a handle into iw_requests, whose
+ * never given the endpoint: it carries a handle into iwarp_requests, whose
  * entry holds the reference. Exactly one of accept, reject, the accept
  * deadline, device removal and the namespace's exit erases the entry,
  * and with it takes the endpoint and its socket; a late accept or reject
@@ -38,17 +38,17 @@
 #include "iwarp.h"
 #include "trace.h"
 
-static void iw_setup_work(struct work_struct *work);
-static void iw_setup_timeout(struct timer_list *t);
-static void iw_close_work(struct work_struct *work);
+static void iwarp_setup_work(struct work_struct *work);
+static void iwarp_setup_expire(struct timer_list *t);
+static void iwarp_close_work(struct work_struct *work);
 
 /* handle (as iw_cm's provider_data) -> endpoint awaiting accept/reject */
-static DEFINE_XARRAY_ALLOC1(iw_requests);
-static u32 iw_request_next;	/* under the xa_lock: cyclic handles */
+static DEFINE_XARRAY_ALLOC1(iwarp_requests);
+static u32 iwarp_request_next;	/* under the xa_lock: cyclic handles */
 
-static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
+static struct iwarp_ep *iwarp_ep_alloc(struct srdma_dev *dev, bool active)
 {
-	struct iw_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	struct iwarp_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 
 	if (!ep)
 		return NULL;
@@ -56,51 +56,52 @@ static struct iw_ep *iw_ep_alloc(struct srdma_dev *dev, bool active)
 	spin_lock_init(&ep->lock);
 	ep->dev = dev;
 	ep->active = active;
-	ep->state = active ? IW_EP_CONNECTING : IW_EP_SETUP;
-	INIT_WORK(&ep->setup_work, iw_setup_work);
-	timer_setup(&ep->timer, iw_setup_timeout, 0);
+	ep->state = active ? IWARP_EP_CONNECTING : IWARP_EP_SETUP;
+	INIT_WORK(&ep->setup_work, iwarp_setup_work);
+	timer_setup(&ep->timer, iwarp_setup_expire, 0);
 	INIT_LIST_HEAD(&ep->half_open);
 	INIT_LIST_HEAD(&ep->net_node);
-	INIT_DELAYED_WORK(&ep->close_work, iw_close_work);
+	INIT_DELAYED_WORK(&ep->close_work, iwarp_close_work);
 	return ep;
 }
 
-static void iw_listener_free(struct kref *ref)
+static void iwarp_listener_free(struct kref *ref)
 {
-	struct iw_listener *l = container_of(ref, struct iw_listener, ref);
+	struct iwarp_listener *l = container_of(ref, struct iwarp_listener,
+						ref);
 
 	l->cm_id->rem_ref(l->cm_id);
 	kfree(l);
 }
 
-void iw_listener_put(struct iw_listener *l)
+void iwarp_listener_put(struct iwarp_listener *l)
 {
-	kref_put(&l->ref, iw_listener_free);
+	kref_put(&l->ref, iwarp_listener_free);
 }
 
 /* The set-up is done with the private data (or failed). */
-void iw_ep_pdata_free(struct iw_ep *ep)
+void iwarp_ep_pdata_free(struct iwarp_ep *ep)
 {
 	kfree(ep->pdata);
 	ep->pdata = NULL;
 	ep->pd_len = 0;
 }
 
-static void iw_ep_free(struct kref *ref)
+static void iwarp_ep_free(struct kref *ref)
 {
-	struct iw_ep *ep = container_of(ref, struct iw_ep, ref);
+	struct iwarp_ep *ep = container_of(ref, struct iwarp_ep, ref);
 
 	if (ep->sock)
-		iw_ep_sock_close(ep, false);
+		iwarp_ep_sock_close(ep, false);
 	if (ep->listener)
-		iw_listener_put(ep->listener);
+		iwarp_listener_put(ep->listener);
 	kfree(ep->pdata);
 	kfree(ep);
 }
 
-void iw_ep_put(struct iw_ep *ep)
+void iwarp_ep_put(struct iwarp_ep *ep)
 {
-	kref_put(&ep->ref, iw_ep_free);
+	kref_put(&ep->ref, iwarp_ep_free);
 }
 
 /*
@@ -108,32 +109,32 @@ void iw_ep_put(struct iw_ep *ep)
  * be the last (the set-up's own, found under a lock), so the put of a
  * kick that was already queued is never the final one.
  */
-static void iw_setup_kick(struct iw_ep *ep)
+static void iwarp_setup_kick(struct iwarp_ep *ep)
 {
 	kref_get(&ep->ref);
 	if (!queue_work(srdma_unbound_wq, &ep->setup_work))
-		iw_ep_put(ep);
+		iwarp_ep_put(ep);
 }
 
 /* Listener stop, QP reset or destroy: end a set-up now. Any context. */
-void iw_ep_abort(struct iw_ep *ep)
+void iwarp_ep_abort(struct iwarp_ep *ep)
 {
-	set_bit(IW_EPF_ABORT, &ep->flags);
-	if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags))
-		iw_setup_kick(ep);
+	set_bit(IWARP_EPF_ABORT, &ep->flags);
+	if (!test_bit(IWARP_EPF_SETUP_DONE, &ep->flags))
+		iwarp_setup_kick(ep);
 }
 
-static void iw_setup_timeout(struct timer_list *t)
+static void iwarp_setup_expire(struct timer_list *t)
 {
-	struct iw_ep *ep = from_timer(ep, t, timer);
+	struct iwarp_ep *ep = from_timer(ep, t, timer);
 
-	set_bit(IW_EPF_TIMEOUT, &ep->flags);
-	iw_setup_kick(ep);
+	set_bit(IWARP_EPF_TIMEOUT, &ep->flags);
+	iwarp_setup_kick(ep);
 }
 
-static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
-		    enum iw_cm_event_type type, int status,
-		    const void *pdata, u8 pd_len)
+static int iwarp_event(struct iwarp_ep *ep, struct iw_cm_id *id,
+		       enum iw_cm_event_type type, int status,
+		       const void *pdata, u8 pd_len)
 {
 	struct iw_cm_event ev = {
 		.event = type,
@@ -152,41 +153,41 @@ static int iw_event(struct iw_ep *ep, struct iw_cm_id *id,
 	return id->event_handler(id, &ev);
 }
 
-static int iw_addr_len(const struct sockaddr *a)
+static int iwarp_addr_len(const struct sockaddr *a)
 {
 	return a->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					  sizeof(struct sockaddr_in);
 }
 
 /* Set-up: anything the socket does may let the set-up go on. */
-static void iw_setup_data_ready(struct sock *sk)
+static void iwarp_setup_data_ready(struct sock *sk)
 {
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = sk->sk_user_data;
 	if (ep)
-		iw_setup_kick(ep);
+		iwarp_setup_kick(ep);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void iw_setup_state_change(struct sock *sk)
+static void iwarp_setup_state_change(struct sock *sk)
 {
 	void (*orig)(struct sock *sk) = NULL;
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = sk->sk_user_data;
 	if (ep) {
 		orig = ep->saved_state_change;
-		iw_setup_kick(ep);
+		iwarp_setup_kick(ep);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 	if (orig)
 		orig(sk);
 }
 
-static void iw_setup_hook(struct iw_ep *ep)
+static void iwarp_setup_hook(struct iwarp_ep *ep)
 {
 	struct sock *sk = ep->sock->sk;
 
@@ -194,21 +195,21 @@ static void iw_setup_hook(struct iw_ep *ep)
 	ep->saved_data_ready = sk->sk_data_ready;
 	ep->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = ep;
-	sk->sk_data_ready = iw_setup_data_ready;
-	sk->sk_state_change = iw_setup_state_change;
+	sk->sk_data_ready = iwarp_setup_data_ready;
+	sk->sk_state_change = iwarp_setup_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 /*
  * Set-up is over, whichever way: from here no callback or timer kicks
- * it, and a kick already queued finds IW_EPF_SETUP_DONE and does nothing.
+ * it, and a kick already queued finds IWARP_EPF_SETUP_DONE and does nothing.
  * Called once, from the set-up work.
  */
-static void iw_setup_end(struct iw_ep *ep)
+static void iwarp_setup_end(struct iwarp_ep *ep)
 {
 	struct sock *sk = ep->sock ? ep->sock->sk : NULL;
 
-	set_bit(IW_EPF_SETUP_DONE, &ep->flags);
+	set_bit(IWARP_EPF_SETUP_DONE, &ep->flags);
 	if (sk && sk->sk_user_data == ep) {
 		write_lock_bh(&sk->sk_callback_lock);
 		sk->sk_user_data = NULL;
@@ -221,12 +222,12 @@ static void iw_setup_end(struct iw_ep *ep)
 
 /*
  * Passive side: done with the listener, last thing of the set-up. Its
- * stop waits for this, so a request it saw half-open is in iw_requests
+ * stop waits for this, so a request it saw half-open is in iwarp_requests
  * (or gone) by the time the device can go.
  */
-static void iw_setup_leave_listener(struct iw_ep *ep)
+static void iwarp_setup_leave_listener(struct iwarp_ep *ep)
 {
-	struct iw_listener *l = ep->listener;
+	struct iwarp_listener *l = ep->listener;
 
 	ep->listener = NULL;
 	spin_lock_bh(&l->lock);
@@ -234,10 +235,10 @@ static void iw_setup_leave_listener(struct iw_ep *ep)
 	l->nhalf--;
 	spin_unlock_bh(&l->lock);
 	wake_up(&l->wq);
-	iw_listener_put(l);
+	iwarp_listener_put(l);
 }
 
-static bool iw_qp_state_may_connect(enum ib_qp_state state)
+static bool iwarp_qp_state_may_connect(enum ib_qp_state state)
 {
 	return state == IB_QPS_INIT || state == IB_QPS_RTR;
 }
@@ -251,7 +252,7 @@ static bool iw_qp_state_may_connect(enum ib_qp_state state)
  * run in the caller's context). A kernel QP cannot be told apart from
  * here, as kernel consumers connect from process context too.
  */
-static bool iw_qp_caller_owns(struct srdma_qp *qp)
+static bool iwarp_qp_caller_owns(struct srdma_qp *qp)
 {
 	struct task_struct *owner = qp->ibqp.res.task;
 
@@ -263,18 +264,18 @@ static bool iw_qp_caller_owns(struct srdma_qp *qp)
  * endpoint, which alone may attach to it; the claim lasts until the
  * set-up fails or the close work is done with the QP.
  */
-static int iw_qp_claim(struct srdma_qp *qp, struct iw_ep *ep)
+static int iwarp_qp_claim(struct srdma_qp *qp, struct iwarp_ep *ep)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 	int err = 0;
 
-	if (!iw_qp_caller_owns(qp))
+	if (!iwarp_qp_caller_owns(qp))
 		return -EACCES;
 	spin_lock_bh(&iqp->lock);
 	if (iqp->claim)
 		err = -EBUSY;
 	else if (iqp->released ||
-		 !iw_qp_state_may_connect(READ_ONCE(qp->state)))
+		 !iwarp_qp_state_may_connect(READ_ONCE(qp->state)))
 		err = -EINVAL;
 	else
 		iqp->claim = ep;
@@ -282,9 +283,9 @@ static int iw_qp_claim(struct srdma_qp *qp, struct iw_ep *ep)
 	return err;
 }
 
-static void iw_qp_unclaim(struct srdma_qp *qp, struct iw_ep *ep)
+static void iwarp_qp_unclaim(struct srdma_qp *qp, struct iwarp_ep *ep)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 
 	spin_lock_bh(&iqp->lock);
 	if (iqp->claim == ep) {
@@ -301,19 +302,19 @@ static void iw_qp_unclaim(struct srdma_qp *qp, struct iw_ep *ep)
  * more); an attached connection closes abortively, and we wait until
  * its close work has let go of the QP. Process context, may sleep.
  */
-void iw_qp_detach(struct srdma_qp *qp)
+void iwarp_qp_detach(struct srdma_qp *qp)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
-	struct iw_ep *ep;
+	struct iwarp_qp *iqp = to_iwqp(qp);
+	struct iwarp_ep *ep;
 
 	spin_lock_bh(&iqp->lock);
 	ep = iqp->claim;
 	if (ep && !iqp->claim_attached) {
 		iqp->claim = NULL;
-		iw_ep_abort(ep);
+		iwarp_ep_abort(ep);
 		ep = NULL;
 	} else if (ep) {
-		iw_ep_close(ep, !iqp->term_pending);
+		iwarp_ep_close(ep, !iqp->term_pending);
 	}
 	spin_unlock_bh(&iqp->lock);
 	if (ep)
@@ -324,10 +325,10 @@ void iw_qp_detach(struct srdma_qp *qp)
  * Socket state changes of a connected endpoint: the peer's FIN is a
  * graceful disconnect, anything that ends the connection closes it.
  */
-static void iw_ep_state_change(struct sock *sk)
+static void iwarp_ep_state_change(struct sock *sk)
 {
 	void (*orig)(struct sock *sk);
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = sk->sk_user_data;
@@ -343,10 +344,10 @@ static void iw_ep_state_change(struct sock *sk)
 	case TCP_TIME_WAIT:
 	case TCP_LAST_ACK:
 		WRITE_ONCE(ep->peer_closed, true);
-		iw_ep_close(ep, false);
+		iwarp_ep_close(ep, false);
 		break;
 	case TCP_CLOSE:
-		iw_ep_close(ep, false);
+		iwarp_ep_close(ep, false);
 		break;
 	default:
 		break;
@@ -361,10 +362,10 @@ static void iw_ep_state_change(struct sock *sk)
  * between the claim check and the move to RTS, so a set-up that lost
  * its claim never moves a QP someone else owns now.
  */
-static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
+static int iwarp_ep_attach_locked(struct iwarp_ep *ep, u32 mss)
 {
 	struct srdma_qp *qp = ep->qp;
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
 	bool ours;
 	int err;
@@ -373,10 +374,10 @@ static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
 	ours = iqp->claim == ep && !iqp->released;
 	spin_unlock_bh(&iqp->lock);
 	attr.cur_qp_state = READ_ONCE(qp->state);
-	if (!ours || !iw_qp_state_may_connect(attr.cur_qp_state))
+	if (!ours || !iwarp_qp_state_may_connect(attr.cur_qp_state))
 		return -ECONNRESET;
 	/* the exit closes what is connected; spare it the round trip */
-	if (iw_net_dying(ep->inet))
+	if (iwarp_net_dying(ep->inet))
 		return -ENETDOWN;
 	/* from the state seen above only: a fatal error in between fails it */
 	err = srdma_modify_qp_locked(qp, &attr, IB_QP_STATE | IB_QP_CUR_STATE);
@@ -389,10 +390,10 @@ static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
 		spin_unlock_bh(&iqp->lock);
 		return -ECONNRESET;
 	}
-	iw_rx_reset(iqp);
-	iw_tx_reset(iqp);
+	iwarp_rx_reset(iqp);
+	iwarp_tx_reset(iqp);
 	iqp->conn = ep->conn;
-	iqp->max_payload = iw_max_payload(mss);
+	iqp->max_payload = iwarp_max_payload(mss);
 	iqp->ep = ep;
 	iqp->claim_attached = true;
 	iqp->sock = ep->sock;
@@ -408,21 +409,21 @@ static int iw_ep_attach_locked(struct iw_ep *ep, u32 mss)
  * RTS and let the socket's callbacks drive rx and tx. Only the claim's
  * holder gets here, and only from INIT or RTR.
  */
-static int iw_ep_attach(struct iw_ep *ep)
+static int iwarp_ep_attach(struct iwarp_ep *ep)
 {
 	struct srdma_qp *qp = ep->qp;
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 	struct sock *sk = ep->sock->sk;
 	u32 mss;
 	int err;
 
 	/* one FPDU per TCP segment where the MSS allows it */
-	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IW_MAX_FPDU);
-	err = iw_tx_prepare(iqp, ep, iw_max_payload(mss));
+	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IWARP_MAX_FPDU);
+	err = iwarp_tx_prepare(iqp, ep, iwarp_max_payload(mss));
 	if (err)
 		return err;
 	mutex_lock(&qp->modify_lock);
-	err = iw_ep_attach_locked(ep, mss);
+	err = iwarp_ep_attach_locked(ep, mss);
 	mutex_unlock(&qp->modify_lock);
 	if (err)
 		return err;
@@ -432,9 +433,9 @@ static int iw_ep_attach(struct iw_ep *ep)
 	ep->saved_write_space = sk->sk_write_space;
 	ep->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = ep;
-	sk->sk_data_ready = iw_rx_data_ready;
-	sk->sk_write_space = iw_tx_write_space;
-	sk->sk_state_change = iw_ep_state_change;
+	sk->sk_data_ready = iwarp_rx_data_ready;
+	sk->sk_write_space = iwarp_tx_write_space;
+	sk->sk_state_change = iwarp_ep_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
 	srdma_count(ep->dev, SRDMA_CNT_IW_CONNECTIONS);
 	if (ep->conn.crc)
@@ -447,70 +448,70 @@ static int iw_ep_attach(struct iw_ep *ep)
  * arrived meanwhile, then allow closing. A close that was asked for
  * before that (peer gone, QP failed, reset) is caught by the checks after.
  */
-static void iw_ep_start(struct iw_ep *ep)
+static void iwarp_ep_start(struct iwarp_ep *ep)
 {
-	struct iw_qp *iqp = to_iwqp(ep->qp);
+	struct iwarp_qp *iqp = to_iwqp(ep->qp);
 	struct sock *sk = ep->sock->sk;
 
-	iw_rx_start(iqp, ep->sock);
+	iwarp_rx_start(iqp, ep->sock);
 	/* once CONNECTED the close work may free ep: decide under the lock */
 	spin_lock_bh(&ep->lock);
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
 	    READ_ONCE(ep->qp->state) == IB_QPS_ERR || ep->close_req) {
-		ep->state = IW_EP_CLOSING;
+		ep->state = IWARP_EP_CLOSING;
 		mod_delayed_work(srdma_unbound_wq, &ep->close_work, 0);
 	} else {
-		ep->state = IW_EP_CONNECTED;
-		iw_tx_kick(iqp);
+		ep->state = IWARP_EP_CONNECTED;
+		iwarp_tx_kick(iqp);
 	}
 	spin_unlock_bh(&ep->lock);
 }
 
 /*
  * Connected endpoint: close once, from the close work. One attached but
- * not yet started remembers the request for iw_ep_start.
+ * not yet started remembers the request for iwarp_ep_start.
  */
-void iw_ep_close(struct iw_ep *ep, bool abort)
+void iwarp_ep_close(struct iwarp_ep *ep, bool abort)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	if (ep->state == IW_EP_CONNECTED || ep->state == IW_EP_DRAINING) {
-		ep->state = IW_EP_CLOSING;
+	if (ep->state == IWARP_EP_CONNECTED || ep->state == IWARP_EP_DRAINING) {
+		ep->state = IWARP_EP_CLOSING;
 		ep->abort |= abort;
 		mod_delayed_work(srdma_unbound_wq, &ep->close_work, 0);
-	} else if (ep->state < IW_EP_CONNECTED) {
+	} else if (ep->state < IWARP_EP_CONNECTED) {
 		ep->close_req = true;
 		ep->abort |= abort;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-/* Our FIN is out: the peer has IW_CLOSE_TIMEOUT to answer with its own. */
-void iw_ep_drain(struct iw_ep *ep)
+/* Our FIN is out: the peer has IWARP_CLOSE_TIMEOUT to answer with its own. */
+void iwarp_ep_drain(struct iwarp_ep *ep)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	if (ep->state == IW_EP_CONNECTED) {
-		ep->state = IW_EP_DRAINING;
+	if (ep->state == IWARP_EP_CONNECTED) {
+		ep->state = IWARP_EP_DRAINING;
 		queue_delayed_work(srdma_unbound_wq, &ep->close_work,
-				   IW_CLOSE_TIMEOUT);
+				   IWARP_CLOSE_TIMEOUT);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
 /* Close once: the first run of the close work marks it done. */
-static bool iw_ep_close_begin(struct iw_ep *ep)
+static bool iwarp_ep_close_begin(struct iwarp_ep *ep)
 {
 	spin_lock_bh(&ep->lock);
-	if (ep->state == IW_EP_CLOSED) {
+	if (ep->state == IWARP_EP_CLOSED) {
 		spin_unlock_bh(&ep->lock);
 		return false;
 	}
-	if (ep->state == IW_EP_DRAINING)
+	if (ep->state == IWARP_EP_DRAINING)
 		ep->abort = true;	/* the peer never answered our FIN */
-	ep->state = IW_EP_CLOSED;
+	ep->state = IWARP_EP_CLOSED;
 	spin_unlock_bh(&ep->lock);
 	/* nobody queues us again now; drop a re-queue that raced */
 	cancel_delayed_work(&ep->close_work);
@@ -518,7 +519,7 @@ static bool iw_ep_close_begin(struct iw_ep *ep)
 }
 
 /* The socket's own callbacks back: none of ours runs after this. */
-static void iw_ep_unhook(struct iw_ep *ep)
+static void iwarp_ep_unhook(struct iwarp_ep *ep)
 {
 	struct sock *sk = ep->sock->sk;
 
@@ -534,7 +535,7 @@ static void iw_ep_unhook(struct iw_ep *ep)
  * Take the socket from the QP and wait until tx is done with it. The
  * Terminate pending then is the close's to send: true if there is one.
  */
-static bool iw_close_stop_tx(struct iw_qp *iqp)
+static bool iwarp_close_stop_tx(struct iwarp_qp *iqp)
 {
 	bool term;
 
@@ -552,9 +553,9 @@ static bool iw_close_stop_tx(struct iw_qp *iqp)
 }
 
 /* Send the pending Terminate, unless the peer has closed its side. */
-static void iw_close_terminate(struct iw_ep *ep, struct iw_qp *iqp)
+static void iwarp_close_terminate(struct iwarp_ep *ep, struct iwarp_qp *iqp)
 {
-	if (ep->peer_closed || iw_tx_terminate(iqp, ep->sock))
+	if (ep->peer_closed || iwarp_tx_terminate(iqp, ep->sock))
 		return;
 	srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
 	trace_srdma_iw_terminate(&iqp->qp->ibqp, true, iqp->term_ctrl);
@@ -567,72 +568,72 @@ static void iw_close_terminate(struct iw_ep *ep, struct iw_qp *iqp)
  * rx, tx or that last read) goes out, the QP gives back what rx and tx
  * held and is let go, then the socket closes and iw_cm hears of it.
  */
-static void iw_close_work(struct work_struct *work)
+static void iwarp_close_work(struct work_struct *work)
 {
-	struct iw_ep *ep = container_of(to_delayed_work(work), struct iw_ep,
-					close_work);
+	struct iwarp_ep *ep = container_of(to_delayed_work(work),
+					   struct iwarp_ep, close_work);
 	struct srdma_qp *qp = ep->qp;
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 
-	if (!iw_ep_close_begin(ep))
+	if (!iwarp_ep_close_begin(ep))
 		return;
-	iw_rx_drain(iqp, ep->sock->sk, !ep->abort);
-	iw_ep_unhook(ep);
-	if (iw_close_stop_tx(iqp))
-		iw_close_terminate(ep, iqp);
+	iwarp_rx_drain(iqp, ep->sock->sk, !ep->abort);
+	iwarp_ep_unhook(ep);
+	if (iwarp_close_stop_tx(iqp))
+		iwarp_close_terminate(ep, iqp);
 	/*
 	 * rx and tx are quiet: give back what they held. The receive being
 	 * filled is older than any still posted, so its flush comes first.
 	 */
-	iw_rx_flush(iqp);
+	iwarp_rx_flush(iqp);
 	srdma_qp_closed(qp);
 	spin_lock_bh(&iqp->lock);
-	iw_tx_release(iqp);
+	iwarp_tx_release(iqp);
 	iqp->orq_head = iqp->orq_tail;
 	spin_unlock_bh(&iqp->lock);
-	iw_tx_buf_free(iqp);
+	iwarp_tx_buf_free(iqp);
 	/* done with the QP: a reset waiting for us may go on */
-	iw_qp_unclaim(qp, ep);
+	iwarp_qp_unclaim(qp, ep);
 
-	iw_obs_close(ep);
-	iw_ep_sock_close(ep, ep->abort);
+	iwarp_obs_close(ep);
+	iwarp_ep_sock_close(ep, ep->abort);
 
 	if (ep->peer_closed)
-		iw_event(ep, ep->cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
-	iw_event(ep, ep->cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0);
+		iwarp_event(ep, ep->cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
+	iwarp_event(ep, ep->cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0);
 	ep->cm_id->rem_ref(ep->cm_id);
 	ep->cm_id = NULL;
 	ep->qp = NULL;
 	srdma_qp_put(qp);
-	iw_ep_put(ep);			/* the attachment's reference */
+	iwarp_ep_put(ep);		/* the attachment's reference */
 }
 
 /* Why a set-up must stop now, if it must. */
-static int iw_setup_check(struct iw_ep *ep)
+static int iwarp_setup_check(struct iwarp_ep *ep)
 {
-	if (test_bit(IW_EPF_ABORT, &ep->flags))
+	if (test_bit(IWARP_EPF_ABORT, &ep->flags))
 		return -ECONNRESET;
-	if (test_bit(IW_EPF_TIMEOUT, &ep->flags))
+	if (test_bit(IWARP_EPF_TIMEOUT, &ep->flags))
 		return -ETIMEDOUT;
 	return 0;
 }
 
 /* Active side: a socket bound where rdma_cm asked, connecting. */
-static int iw_active_start(struct iw_ep *ep)
+static int iwarp_active_start(struct iwarp_ep *ep)
 {
 	struct net *net = dev_net(ep->dev->ndev);
-	union iw_addr any;
+	union iwarp_addr any;
 	int err;
 
-	err = iw_net_ep_enter(ep, net);
+	err = iwarp_net_ep_enter(ep, net);
 	if (err)
 		return err;
-	err = iw_sock_create(net, ep->raddr.sa.sa_family, &ep->sock);
+	err = iwarp_sock_create(net, ep->raddr.sa.sa_family, &ep->sock);
 	if (err) {
-		iw_net_ep_leave(ep);
+		iwarp_net_ep_leave(ep);
 		return err;
 	}
-	err = kernel_bind(ep->sock, &ep->laddr.sa, iw_addr_len(&ep->laddr.sa));
+	err = kernel_bind(ep->sock, &ep->laddr.sa, iwarp_addr_len(&ep->laddr.sa));
 	if (err == -EADDRINUSE) {
 		/* rdma_cm's port is its own; TCP may have it in use */
 		any = ep->laddr;
@@ -640,25 +641,25 @@ static int iw_active_start(struct iw_ep *ep)
 			any.v6.sin6_port = 0;
 		else
 			any.v4.sin_port = 0;
-		err = kernel_bind(ep->sock, &any.sa, iw_addr_len(&any.sa));
+		err = kernel_bind(ep->sock, &any.sa, iwarp_addr_len(&any.sa));
 	}
 	if (err)
 		return err;
 	/* before connect: its completion is a state change */
-	iw_setup_hook(ep);
-	err = kernel_connect(ep->sock, &ep->raddr.sa, iw_addr_len(&ep->raddr.sa),
+	iwarp_setup_hook(ep);
+	err = kernel_connect(ep->sock, &ep->raddr.sa, iwarp_addr_len(&ep->raddr.sa),
 			     O_NONBLOCK);
 	return err == -EINPROGRESS ? 0 : err;
 }
 
 /* Active side: TCP connect, then our MPA request; -EINPROGRESS: later. */
-static int iw_active_connect(struct iw_ep *ep)
+static int iwarp_active_connect(struct iwarp_ep *ep)
 {
 	struct sock *sk;
 	int err;
 
 	if (!ep->sock) {
-		err = iw_active_start(ep);
+		err = iwarp_active_start(ep);
 		if (err)
 			return err;
 	}
@@ -673,40 +674,40 @@ static int iw_active_connect(struct iw_ep *ep)
 		return err ? err : -ECONNRESET;
 	}
 	kernel_getsockname(ep->sock, &ep->laddr.sa);
-	err = iw_mpa_send(ep, true, false, ep->pdata, ep->pd_len);
+	err = iwarp_mpa_send(ep, true, false, ep->pdata, ep->pd_len);
 	ibdev_dbg_ratelimited(&ep->dev->ibdev,
 			      "mpa request sent: %d ird %u ord %u pd %u\n",
 			      err, ep->conn.ird, ep->conn.ord, ep->pd_len);
 	if (err)
 		return err;
-	iw_ep_pdata_free(ep);		/* the reply's comes in its own */
-	ep->state = IW_EP_SETUP;
+	iwarp_ep_pdata_free(ep);	/* the reply's comes in its own */
+	ep->state = IWARP_EP_SETUP;
 	return 0;
 }
 
 /* Active side: TCP connect, MPA request, MPA reply, attach. */
-static void iw_setup_active(struct iw_ep *ep)
+static void iwarp_setup_active(struct iwarp_ep *ep)
 {
 	struct iw_cm_id *id = ep->cm_id;
 	bool rejected = false;
 	int err;
 
-	err = iw_setup_check(ep);
-	if (!err && ep->state == IW_EP_CONNECTING)
-		err = iw_active_connect(ep);
+	err = iwarp_setup_check(ep);
+	if (!err && ep->state == IWARP_EP_CONNECTING)
+		err = iwarp_active_connect(ep);
 	if (!err)
-		err = iw_mpa_recv_reply(ep, &rejected);
+		err = iwarp_mpa_recv_reply(ep, &rejected);
 	if (err == -EINPROGRESS)
 		return;
-	iw_setup_end(ep);
-	iw_obs_setup(ep, err);
-	if (!err && iw_ep_attach(ep))
+	iwarp_setup_end(ep);
+	iwarp_obs_setup(ep, err);
+	if (!err && iwarp_ep_attach(ep))
 		err = -ECONNRESET;
 	if (!err) {
-		iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata,
-			 ep->pd_len);
-		iw_ep_pdata_free(ep);	/* before the close work may run */
-		iw_ep_start(ep);
+		iwarp_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, 0, ep->pdata,
+			    ep->pd_len);
+		iwarp_ep_pdata_free(ep);	/* before the close work may run */
+		iwarp_ep_start(ep);
 		return;
 	}
 
@@ -715,21 +716,21 @@ static void iw_setup_active(struct iw_ep *ep)
 		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
 	else if (err != -ECONNREFUSED)
 		err = -ECONNRESET;
-	iw_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
-		 rejected ? ep->pdata : NULL, rejected ? ep->pd_len : 0);
-	iw_ep_pdata_free(ep);
+	iwarp_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
+		    rejected ? ep->pdata : NULL, rejected ? ep->pd_len : 0);
+	iwarp_ep_pdata_free(ep);
 	id->rem_ref(id);
 	ep->cm_id = NULL;
-	iw_qp_unclaim(ep->qp, ep);
+	iwarp_qp_unclaim(ep->qp, ep);
 	srdma_qp_put(ep->qp);
 	ep->qp = NULL;
-	iw_ep_put(ep);			/* the set-up's reference */
+	iwarp_ep_put(ep);		/* the set-up's reference */
 }
 
 int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct srdma_dev *dev = to_sdev(id->device);
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 	struct srdma_qp *qp;
 	int err;
 
@@ -742,14 +743,14 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	qp = srdma_qp_get(dev, param->qpn);
 	if (!qp)
 		return -EINVAL;
-	ep = iw_ep_alloc(dev, true);
+	ep = iwarp_ep_alloc(dev, true);
 	if (ep && param->private_data_len) {
 		/* kept until the request is sent, once TCP connects */
 		ep->pdata = kmemdup(param->private_data,
 				    param->private_data_len, GFP_KERNEL);
 		ep->pd_len = param->private_data_len;
 		if (!ep->pdata) {
-			iw_ep_put(ep);
+			iwarp_ep_put(ep);
 			ep = NULL;
 		}
 	}
@@ -757,10 +758,10 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		srdma_qp_put(qp);
 		return -ENOMEM;
 	}
-	err = iw_qp_claim(qp, ep);
+	err = iwarp_qp_claim(qp, ep);
 	if (err) {
 		srdma_qp_put(qp);
-		iw_ep_put(ep);
+		iwarp_ep_put(ep);
 		return err;
 	}
 	ep->qp = qp;
@@ -774,11 +775,11 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ep->enhanced = true;
 	ep->conn.crc = srdma_iw_crc;
 	ep->conn.atomics = true;
-	ep->conn.ird = min_t(u32, param->ird, IW_MAX_IRD);
-	ep->conn.ord = clamp_t(u32, param->ord, 1, IW_MAX_ORD);
-	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
-	iw_obs_connect(ep);
-	iw_setup_kick(ep);
+	ep->conn.ird = min_t(u32, param->ird, IWARP_MAX_IRD);
+	ep->conn.ord = clamp_t(u32, param->ord, 1, IWARP_MAX_ORD);
+	mod_timer(&ep->timer, jiffies + IWARP_MPA_TIMEOUT);
+	iwarp_obs_connect(ep);
+	iwarp_setup_kick(ep);
 	return 0;
 }
 
@@ -786,10 +787,11 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
  * Publish a request under a new handle. Any context that may sleep.
  * From here whoever erases the entry owns the set-up's reference.
  */
-static int iw_request_add(struct iw_ep *ep)
+static int iwarp_request_add(struct iwarp_ep *ep)
 {
-	return xa_alloc_cyclic(&iw_requests, &ep->handle, ep, xa_limit_31b,
-			       &iw_request_next, GFP_KERNEL) < 0 ? -ENOMEM : 0;
+	return xa_alloc_cyclic(&iwarp_requests, &ep->handle, ep, xa_limit_31b,
+			       &iwarp_request_next,
+			       GFP_KERNEL) < 0 ? -ENOMEM : 0;
 }
 
 /*
@@ -797,200 +799,201 @@ static int iw_request_add(struct iw_ep *ep)
  * now owns it. A deadline that took it counts as a set-up timeout, under
  * the table's lock, which device removal also takes: ep->dev is alive.
  */
-static bool iw_request_take(struct iw_ep *ep, bool expired)
+static bool iwarp_request_take(struct iwarp_ep *ep, bool expired)
 {
 	bool taken;
 
-	xa_lock(&iw_requests);
-	taken = __xa_cmpxchg(&iw_requests, ep->handle, ep, NULL, 0) == ep;
+	xa_lock(&iwarp_requests);
+	taken = __xa_cmpxchg(&iwarp_requests, ep->handle, ep, NULL, 0) == ep;
 	if (taken && expired)
 		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
-	xa_unlock(&iw_requests);
+	xa_unlock(&iwarp_requests);
 	if (taken)
 		del_timer_sync(&ep->timer);	/* nothing kicks it now */
 	return taken;
 }
 
 /* A request taken from the table that will not be accepted: end it. */
-static void iw_request_end(struct iw_ep *ep)
+static void iwarp_request_end(struct iwarp_ep *ep)
 {
-	iw_mpa_send(ep, false, true, NULL, 0);
-	iw_ep_put(ep);			/* the table's reference */
+	iwarp_mpa_send(ep, false, true, NULL, 0);
+	iwarp_ep_put(ep);		/* the table's reference */
 }
 
 /* accept/reject: the request iw_cm names, if it is still there. */
-static struct iw_ep *iw_request_claim(struct iw_cm_id *id)
+static struct iwarp_ep *iwarp_request_claim(struct iw_cm_id *id)
 {
 	unsigned long handle = (uintptr_t)id->provider_data;
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	id->provider_data = NULL;
 	if (!handle)
 		return NULL;
-	ep = xa_erase(&iw_requests, handle);
+	ep = xa_erase(&iwarp_requests, handle);
 	if (ep)
 		del_timer_sync(&ep->timer);
 	return ep;
 }
 
 /* The accept deadline passed (setup_work after the timer): end it. */
-static void iw_request_expire(struct iw_ep *ep)
+static void iwarp_request_expire(struct iwarp_ep *ep)
 {
-	if (test_bit(IW_EPF_TIMEOUT, &ep->flags) && iw_request_take(ep, true))
-		iw_request_end(ep);
+	if (test_bit(IWARP_EPF_TIMEOUT, &ep->flags) &&
+	    iwarp_request_take(ep, true))
+		iwarp_request_end(ep);
 }
 
 /* End every request @match picks: no accept or reject can come for it. */
-static void iw_requests_flush_if(bool (*match)(const struct iw_ep *ep,
-					       const void *arg),
+static void iwarp_requests_flush_if(bool (*match)(const struct iwarp_ep *ep,
+						  const void *arg),
 				 const void *arg)
 {
-	struct iw_ep *ep, *found;
+	struct iwarp_ep *ep, *found;
 	unsigned long i;
 
 	do {
 		found = NULL;
-		xa_lock(&iw_requests);
-		xa_for_each(&iw_requests, i, ep) {
+		xa_lock(&iwarp_requests);
+		xa_for_each(&iwarp_requests, i, ep) {
 			if (match(ep, arg)) {
-				__xa_erase(&iw_requests, i);
+				__xa_erase(&iwarp_requests, i);
 				found = ep;
 				break;
 			}
 		}
-		xa_unlock(&iw_requests);
+		xa_unlock(&iwarp_requests);
 		if (found) {
 			del_timer_sync(&found->timer);
-			iw_request_end(found);
+			iwarp_request_end(found);
 		}
 	} while (found);
 }
 
-static bool iw_request_of_dev(const struct iw_ep *ep, const void *dev)
+static bool iwarp_request_of_dev(const struct iwarp_ep *ep, const void *dev)
 {
 	return ep->dev == dev;
 }
 
 /* Device removal: its requests end. */
-void iw_requests_flush(struct srdma_dev *dev)
+void iwarp_requests_flush(struct srdma_dev *dev)
 {
-	iw_requests_flush_if(iw_request_of_dev, dev);
+	iwarp_requests_flush_if(iwarp_request_of_dev, dev);
 }
 
 /* The entry holds the endpoint's socket, so ep->inet is stable. */
-static bool iw_request_of_net(const struct iw_ep *ep, const void *in)
+static bool iwarp_request_of_net(const struct iwarp_ep *ep, const void *in)
 {
 	return ep->inet == in;
 }
 
 /* The namespace is going (net.c): the requests on its sockets end. */
-void iw_requests_flush_net(struct iw_net *in)
+void iwarp_requests_flush_net(struct iwarp_net *in)
 {
-	iw_requests_flush_if(iw_request_of_net, in);
+	iwarp_requests_flush_if(iwarp_request_of_net, in);
 }
 
 /*
  * Passive side, the request is in: tell iw_cm. The request goes into
- * iw_requests first, with its accept deadline armed: once the event is
+ * iwarp_requests first, with its accept deadline armed: once the event is
  * out, accept or reject may take it at once on another CPU, and iw_cm
  * may also drop the event and never answer. The set-up work holds its
  * kick's reference throughout, so ep stays valid here whoever takes it.
  */
-static void iw_setup_hand_off(struct iw_ep *ep)
+static void iwarp_setup_hand_off(struct iwarp_ep *ep)
 {
-	struct iw_listener *l = ep->listener;
+	struct iwarp_listener *l = ep->listener;
 	int err = -ECONNRESET;
 
-	ep->state = IW_EP_AWAIT_ACCEPT;
+	ep->state = IWARP_EP_AWAIT_ACCEPT;
 	/* the set-up's deadline is spent; the consumer gets a fresh one */
-	clear_bit(IW_EPF_TIMEOUT, &ep->flags);
-	set_bit(IW_EPF_OFFERED, &ep->flags);
+	clear_bit(IWARP_EPF_TIMEOUT, &ep->flags);
+	set_bit(IWARP_EPF_OFFERED, &ep->flags);
 	/* armed before it is published: a taker's del_timer_sync is final */
-	mod_timer(&ep->timer, jiffies + IW_ACCEPT_TIMEOUT);
+	mod_timer(&ep->timer, jiffies + IWARP_ACCEPT_TIMEOUT);
 	/* a stopping listener's iw_cm would drop the request unanswered */
 	if (!READ_ONCE(l->dying))
-		err = iw_request_add(ep);
+		err = iwarp_request_add(ep);
 	if (!err)
-		err = iw_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
-			       ep->pdata, ep->pd_len);
+		err = iwarp_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
+				  ep->pdata, ep->pd_len);
 	/* iw_cm copied it; accept and reject send their own */
-	iw_ep_pdata_free(ep);
+	iwarp_ep_pdata_free(ep);
 	if (err) {
 		/* iw_cm did not take the request: ours, unless a deadline was */
 		if (!ep->handle) {
 			del_timer_sync(&ep->timer);
-			iw_request_end(ep);
-		} else if (iw_request_take(ep, false)) {
-			iw_request_end(ep);
+			iwarp_request_end(ep);
+		} else if (iwarp_request_take(ep, false)) {
+			iwarp_request_end(ep);
 		}
 	}
-	iw_setup_leave_listener(ep);
+	iwarp_setup_leave_listener(ep);
 }
 
 /* Passive side: read the MPA request, tell iw_cm. */
-static void iw_setup_passive(struct iw_ep *ep)
+static void iwarp_setup_passive(struct iwarp_ep *ep)
 {
 	int err;
 
-	err = iw_setup_check(ep);
+	err = iwarp_setup_check(ep);
 	if (!err)
-		err = iw_mpa_recv_request(ep);
+		err = iwarp_mpa_recv_request(ep);
 	if (err == -EINPROGRESS)
 		return;
 	ibdev_dbg_ratelimited(&ep->dev->ibdev, "mpa request received: %d\n",
 			      err);
-	iw_setup_end(ep);
-	iw_obs_setup(ep, err);
+	iwarp_setup_end(ep);
+	iwarp_obs_setup(ep, err);
 	if (err) {
 		if (err == -ETIMEDOUT)
 			srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
-		iw_setup_leave_listener(ep);
-		iw_ep_put(ep);		/* the set-up's reference */
+		iwarp_setup_leave_listener(ep);
+		iwarp_ep_put(ep);	/* the set-up's reference */
 		return;
 	}
-	iw_setup_hand_off(ep);
+	iwarp_setup_hand_off(ep);
 }
 
-static void iw_setup_work(struct work_struct *work)
+static void iwarp_setup_work(struct work_struct *work)
 {
-	struct iw_ep *ep = container_of(work, struct iw_ep, setup_work);
+	struct iwarp_ep *ep = container_of(work, struct iwarp_ep, setup_work);
 
-	if (test_bit(IW_EPF_OFFERED, &ep->flags)) {
-		iw_request_expire(ep);
-	} else if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags)) {
+	if (test_bit(IWARP_EPF_OFFERED, &ep->flags)) {
+		iwarp_request_expire(ep);
+	} else if (!test_bit(IWARP_EPF_SETUP_DONE, &ep->flags)) {
 		if (ep->active)
-			iw_setup_active(ep);
+			iwarp_setup_active(ep);
 		else
-			iw_setup_passive(ep);
+			iwarp_setup_passive(ep);
 	}
-	iw_ep_put(ep);			/* the kick's reference */
+	iwarp_ep_put(ep);		/* the kick's reference */
 }
 
 /* iw_cm gives up on a request it took: it hears no more of it. */
-static void iw_accept_fail(struct iw_ep *ep)
+static void iwarp_accept_fail(struct iwarp_ep *ep)
 {
-	iw_mpa_send(ep, false, true, NULL, 0);
-	iw_ep_put(ep);
+	iwarp_mpa_send(ep, false, true, NULL, 0);
+	iwarp_ep_put(ep);
 }
 
 /*
  * The namespace is going: end whatever the endpoint is doing, as for any
  * connection abort (set-ups fail, connections close with their events).
- * A request in iw_requests is the flush's (iw_requests_flush_net); one
+ * A request in iwarp_requests is the flush's (iwarp_requests_flush_net); one
  * that accept took and is attaching fails to attach, or closes here on
  * the exit's next round. The caller holds a reference; process context.
  */
-void iw_ep_net_down(struct iw_ep *ep)
+void iwarp_ep_net_down(struct iwarp_ep *ep)
 {
-	if (!test_bit(IW_EPF_SETUP_DONE, &ep->flags))
-		iw_ep_abort(ep);
+	if (!test_bit(IWARP_EPF_SETUP_DONE, &ep->flags))
+		iwarp_ep_abort(ep);
 	else
-		iw_ep_close(ep, true);
+		iwarp_ep_close(ep, true);
 }
 
 int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct iw_ep *ep = iw_request_claim(id);
+	struct iwarp_ep *ep = iwarp_request_claim(id);
 	struct srdma_dev *dev = to_sdev(id->device);
 	struct srdma_qp *qp;
 	int err;
@@ -1000,64 +1003,64 @@ int srdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		return -ECONNRESET;
 	/* a failed accept precludes provider events: the request ends here */
 	if (param->private_data_len > U8_MAX) {
-		iw_accept_fail(ep);
+		iwarp_accept_fail(ep);
 		return -EINVAL;
 	}
 	qp = srdma_qp_get(dev, param->qpn);
 	if (!qp) {
-		iw_accept_fail(ep);
+		iwarp_accept_fail(ep);
 		return -EINVAL;
 	}
-	err = iw_qp_claim(qp, ep);
+	err = iwarp_qp_claim(qp, ep);
 	if (err) {
 		srdma_qp_put(qp);
-		iw_accept_fail(ep);
+		iwarp_accept_fail(ep);
 		return err;
 	}
 	ep->qp = qp;
 	/* serve at least what the peer will send; send no more than it serves */
 	ep->conn.ird = clamp_t(u32, max_t(u32, ep->conn.ird, param->ird), 1,
-			       IW_MAX_IRD);
+			       IWARP_MAX_IRD);
 	ep->conn.ord = clamp_t(u32, min_t(u32, ep->conn.ord, param->ord), 1,
-			       IW_MAX_ORD);
+			       IWARP_MAX_ORD);
 
 	ep->cm_id = id;
 	id->add_ref(id);
-	err = iw_mpa_send(ep, false, false, param->private_data,
-			  param->private_data_len);
+	err = iwarp_mpa_send(ep, false, false, param->private_data,
+			     param->private_data_len);
 	ibdev_dbg_ratelimited(&ep->dev->ibdev, "mpa reply sent: %d\n", err);
 	if (!err)
-		err = iw_ep_attach(ep);
+		err = iwarp_ep_attach(ep);
 	if (err) {
 		id->rem_ref(id);
 		ep->cm_id = NULL;
 		ep->qp = NULL;
-		iw_qp_unclaim(qp, ep);
+		iwarp_qp_unclaim(qp, ep);
 		srdma_qp_put(qp);
-		iw_ep_put(ep);
+		iwarp_ep_put(ep);
 		return err;
 	}
-	iw_event(ep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
-	iw_ep_start(ep);
+	iwarp_event(ep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	iwarp_ep_start(ep);
 	return 0;
 }
 
 int srdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 {
-	struct iw_ep *ep = iw_request_claim(id);
+	struct iwarp_ep *ep = iwarp_request_claim(id);
 
 	if (!ep)
 		return -ECONNRESET;
-	iw_mpa_send(ep, false, true, pdata, pdata_len);
+	iwarp_mpa_send(ep, false, true, pdata, pdata_len);
 	kernel_sock_shutdown(ep->sock, SHUT_RDWR);
-	iw_ep_put(ep);
+	iwarp_ep_put(ep);
 	return 0;
 }
 
 /* Listening sockets: accept in a work item, one endpoint per socket. */
-static void iw_listen_data_ready(struct sock *sk)
+static void iwarp_listen_data_ready(struct sock *sk)
 {
-	struct iw_listener *l;
+	struct iwarp_listener *l;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
@@ -1067,12 +1070,12 @@ static void iw_listen_data_ready(struct sock *sk)
 }
 
 /* Room for one more connection in set-up? Counts it if so. */
-static bool iw_listener_admit(struct iw_listener *l)
+static bool iwarp_listener_admit(struct iwarp_listener *l)
 {
 	bool ok;
 
 	spin_lock_bh(&l->lock);
-	ok = l->nhalf < IW_MAX_HALF_OPEN;
+	ok = l->nhalf < IWARP_MAX_HALF_OPEN;
 	if (ok)
 		l->nhalf++;
 	spin_unlock_bh(&l->lock);
@@ -1082,9 +1085,9 @@ static bool iw_listener_admit(struct iw_listener *l)
 }
 
 /* A new connection: start its set-up, or close it at once. */
-static void iw_accept_one(struct iw_listener *l, struct socket *ns)
+static void iwarp_accept_one(struct iwarp_listener *l, struct socket *ns)
 {
-	struct iw_ep *ep = NULL;
+	struct iwarp_ep *ep = NULL;
 
 	/* a child inherits the listener's callbacks: undo */
 	write_lock_bh(&ns->sk->sk_callback_lock);
@@ -1092,16 +1095,16 @@ static void iw_accept_one(struct iw_listener *l, struct socket *ns)
 	ns->sk->sk_data_ready = l->saved_data_ready;
 	write_unlock_bh(&ns->sk->sk_callback_lock);
 
-	if (!iw_listener_admit(l)) {
+	if (!iwarp_listener_admit(l)) {
 		sock_no_linger(ns->sk);	/* RST: nothing of it lingers */
 		sock_release(ns);
 		return;
 	}
-	ep = iw_ep_alloc(l->dev, false);
+	ep = iwarp_ep_alloc(l->dev, false);
 	/* last: a namespace that is going takes no new connection */
 	if (!ep || kernel_getsockname(ns, &ep->laddr.sa) < 0 ||
 	    kernel_getpeername(ns, &ep->raddr.sa) < 0 ||
-	    iw_net_ep_enter(ep, sock_net(ns->sk))) {
+	    iwarp_net_ep_enter(ep, sock_net(ns->sk))) {
 		kfree(ep);
 		sock_no_linger(ns->sk);
 		sock_release(ns);
@@ -1119,23 +1122,23 @@ static void iw_accept_one(struct iw_listener *l, struct socket *ns)
 	list_add_tail(&ep->half_open, &l->half_open);
 	spin_unlock_bh(&l->lock);
 	/* armed before any kick: the set-up's end must find it armed */
-	mod_timer(&ep->timer, jiffies + IW_MPA_TIMEOUT);
-	iw_setup_hook(ep);
-	iw_setup_kick(ep);		/* the request may be in already */
+	mod_timer(&ep->timer, jiffies + IWARP_MPA_TIMEOUT);
+	iwarp_setup_hook(ep);
+	iwarp_setup_kick(ep);		/* the request may be in already */
 }
 
-static void iw_accept_work(struct work_struct *work)
+static void iwarp_accept_work(struct work_struct *work)
 {
-	struct iw_listener *l = container_of(work, struct iw_listener,
+	struct iwarp_listener *l = container_of(work, struct iwarp_listener,
 					     accept_work);
-	int budget = IW_ACCEPT_BUDGET;
+	int budget = IWARP_ACCEPT_BUDGET;
 	struct socket *ns;
 	int i;
 
 	for (i = 0; i < l->nsocks; i++) {
 		while (!READ_ONCE(l->dying) &&
 		       !kernel_accept(l->socks[i], &ns, O_NONBLOCK)) {
-			iw_accept_one(l, ns);
+			iwarp_accept_one(l, ns);
 			if (--budget)
 				continue;
 			/* a flood: let other work have the worker */
@@ -1145,23 +1148,23 @@ static void iw_accept_work(struct work_struct *work)
 	}
 }
 
-static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
-			 int backlog)
+static int iwarp_listen_one(struct iwarp_listener *l,
+			    struct sockaddr_storage *a, int backlog)
 {
 	struct socket *s;
 	struct sock *sk;
 	int err;
 
-	if (l->nsocks == IW_MAX_LISTEN)
+	if (l->nsocks == IWARP_MAX_LISTEN)
 		return -ENOSPC;
-	err = iw_sock_create(l->net, a->ss_family, &s);
+	err = iwarp_sock_create(l->net, a->ss_family, &s);
 	if (err)
 		return err;
 	sk = s->sk;
 	if (a->ss_family == AF_INET6)
 		sk->sk_ipv6only = true;	/* IPv4 has its own sockets */
 	err = kernel_bind(s, (struct sockaddr *)a,
-			  iw_addr_len((struct sockaddr *)a));
+			  iwarp_addr_len((struct sockaddr *)a));
 	if (!err)
 		err = kernel_listen(s, backlog);
 	if (err) {
@@ -1171,19 +1174,19 @@ static int iw_listen_one(struct iw_listener *l, struct sockaddr_storage *a,
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = l;
 	l->saved_data_ready = sk->sk_data_ready;
-	sk->sk_data_ready = iw_listen_data_ready;
+	sk->sk_data_ready = iwarp_listen_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	l->socks[l->nsocks++] = s;
 	return 0;
 }
 
 /*
- * The addresses a wildcard listen binds, at most IW_MAX_LISTEN: the
+ * The addresses a wildcard listen binds, at most IWARP_MAX_LISTEN: the
  * netdev's IPv4 ones, on the wildcard's port. Returns how many.
  */
-static int iw_listen_addrs4(struct net_device *ndev,
-			    const struct sockaddr_storage *wild,
-			    struct sockaddr_storage *addrs)
+static int iwarp_listen_addrs4(struct net_device *ndev,
+			       const struct sockaddr_storage *wild,
+			       struct sockaddr_storage *addrs)
 {
 	const struct sockaddr_in *w = (const void *)wild;
 	struct in_device *in_dev;
@@ -1196,7 +1199,7 @@ static int iw_listen_addrs4(struct net_device *ndev,
 		in_dev_for_each_ifa_rcu(ifa, in_dev) {
 			struct sockaddr_in *a = (void *)&addrs[n];
 
-			if (n == IW_MAX_LISTEN)
+			if (n == IWARP_MAX_LISTEN)
 				break;
 			memset(a, 0, sizeof(addrs[n]));
 			a->sin_family = AF_INET;
@@ -1214,9 +1217,9 @@ static int iw_listen_addrs4(struct net_device *ndev,
  * duplicate address detection is not through), link-local ones scoped
  * to the netdev.
  */
-static int iw_listen_addrs6(struct net_device *ndev,
-			    const struct sockaddr_storage *wild,
-			    struct sockaddr_storage *addrs)
+static int iwarp_listen_addrs6(struct net_device *ndev,
+			       const struct sockaddr_storage *wild,
+			       struct sockaddr_storage *addrs)
 {
 	const struct sockaddr_in6 *w = (const void *)wild;
 	struct inet6_dev *idev = in6_dev_get(ndev);
@@ -1229,7 +1232,7 @@ static int iw_listen_addrs6(struct net_device *ndev,
 	list_for_each_entry(ifp, &idev->addr_list, if_list) {
 		struct sockaddr_in6 *a = (void *)&addrs[n];
 
-		if (n == IW_MAX_LISTEN)
+		if (n == IWARP_MAX_LISTEN)
 			break;
 		if (ifp->flags & IFA_F_TENTATIVE)
 			continue;
@@ -1247,22 +1250,23 @@ static int iw_listen_addrs6(struct net_device *ndev,
 }
 
 /* A wildcard listen binds each address the netdev has, like a NIC does. */
-static int iw_listen_wildcard(struct iw_listener *l,
-			      const struct sockaddr_storage *wild, int backlog)
+static int iwarp_listen_wildcard(struct iwarp_listener *l,
+				 const struct sockaddr_storage *wild,
+				 int backlog)
 {
 	struct net_device *ndev = l->dev->ndev;
 	struct sockaddr_storage *addrs;
 	int i, n, err = 0;
 
-	addrs = kcalloc(IW_MAX_LISTEN, sizeof(*addrs), GFP_KERNEL);
+	addrs = kcalloc(IWARP_MAX_LISTEN, sizeof(*addrs), GFP_KERNEL);
 	if (!addrs)
 		return -ENOMEM;
 	if (wild->ss_family == AF_INET)
-		n = iw_listen_addrs4(ndev, wild, addrs);
+		n = iwarp_listen_addrs4(ndev, wild, addrs);
 	else
-		n = iw_listen_addrs6(ndev, wild, addrs);
+		n = iwarp_listen_addrs6(ndev, wild, addrs);
 	for (i = 0; i < n; i++) {
-		int e = iw_listen_one(l, &addrs[i], backlog);
+		int e = iwarp_listen_one(l, &addrs[i], backlog);
 
 		if (e && !err)
 			err = e;
@@ -1272,7 +1276,7 @@ static int iw_listen_wildcard(struct iw_listener *l,
 	return l->nsocks || !n ? 0 : err;
 }
 
-static bool iw_addr_is_any(const struct sockaddr_storage *a)
+static bool iwarp_addr_is_any(const struct sockaddr_storage *a)
 {
 	if (a->ss_family == AF_INET)
 		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
@@ -1280,9 +1284,9 @@ static bool iw_addr_is_any(const struct sockaddr_storage *a)
 	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
 }
 
-static void iw_listener_shut(struct iw_listener *l)
+static void iwarp_listener_shut(struct iwarp_listener *l)
 {
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 	int i;
 
 	WRITE_ONCE(l->dying, true);
@@ -1304,7 +1308,7 @@ static void iw_listener_shut(struct iw_listener *l)
 	/* no set-up outlives its listener: end them and wait */
 	spin_lock_bh(&l->lock);
 	list_for_each_entry(ep, &l->half_open, half_open)
-		iw_ep_abort(ep);
+		iwarp_ep_abort(ep);
 	spin_unlock_bh(&l->lock);
 	wait_event(l->wq, !READ_ONCE(l->nhalf));
 }
@@ -1313,12 +1317,12 @@ static void iw_listener_shut(struct iw_listener *l)
  * Close the listening sockets and end the set-ups behind them, once:
  * iw_cm's destroy_listen and the namespace's exit may both ask.
  */
-void iw_listener_stop(struct iw_listener *l)
+void iwarp_listener_stop(struct iwarp_listener *l)
 {
 	mutex_lock(&l->stop_lock);
 	if (!l->stopped) {
-		iw_listener_shut(l);
-		iw_net_listener_leave(l);
+		iwarp_listener_shut(l);
+		iwarp_net_listener_leave(l);
 		l->stopped = true;
 	}
 	mutex_unlock(&l->stop_lock);
@@ -1327,7 +1331,7 @@ void iw_listener_stop(struct iw_listener *l)
 int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct sockaddr_storage *a = &id->m_local_addr;
-	struct iw_listener *l;
+	struct iwarp_listener *l;
 	int err;
 
 	if (a->ss_family != AF_INET && a->ss_family != AF_INET6)
@@ -1344,19 +1348,19 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	l->dev = to_sdev(id->device);
 	l->net = dev_net(l->dev->ndev);
 	l->cm_id = id;
-	INIT_WORK(&l->accept_work, iw_accept_work);
-	err = iw_net_listener_enter(l);
+	INIT_WORK(&l->accept_work, iwarp_accept_work);
+	err = iwarp_net_listener_enter(l);
 	if (err) {
 		kfree(l);
 		return err;
 	}
 	backlog = clamp(backlog, 1, 1024);
-	if (iw_addr_is_any(a))
-		err = iw_listen_wildcard(l, a, backlog);
+	if (iwarp_addr_is_any(a))
+		err = iwarp_listen_wildcard(l, a, backlog);
 	else
-		err = iw_listen_one(l, a, backlog);
+		err = iwarp_listen_one(l, a, backlog);
 	if (err) {
-		iw_listener_stop(l);
+		iwarp_listener_stop(l);
 		kfree(l);
 		return err;
 	}
@@ -1367,12 +1371,12 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 
 int srdma_iw_destroy_listen(struct iw_cm_id *id)
 {
-	struct iw_listener *l = id->provider_data;
+	struct iwarp_listener *l = id->provider_data;
 
 	if (!l)
 		return 0;
 	id->provider_data = NULL;
-	iw_listener_stop(l);
-	iw_listener_put(l);
+	iwarp_listener_stop(l);
+	iwarp_listener_put(l);
 	return 0;
 }

@@ -50,7 +50,7 @@ static struct ib_qp *srdma_iw_get_qp(struct ib_device *ibdev, int qpn)
 	return qp ? &qp->ibqp : NULL;
 }
 
-static int iw_dev_init(struct srdma_dev *dev)
+static int iwarp_dev_init(struct srdma_dev *dev)
 {
 	/* iw_cm talks to us directly, no iwpmd port mapping */
 	dev->ibdev.iw_driver_flags = IW_F_NO_PORT_MAP;
@@ -63,74 +63,74 @@ static int iw_dev_init(struct srdma_dev *dev)
  * The device is going: iw_cm will not answer the requests it still has
  * (it rejected every one it had delivered), so end them here.
  */
-static void iw_dev_fini(struct srdma_dev *dev)
+static void iwarp_dev_fini(struct srdma_dev *dev)
 {
-	iw_requests_flush(dev);
+	iwarp_requests_flush(dev);
 }
 
-static int iw_qp_init(struct srdma_qp *qp)
+static int iwarp_qp_init(struct srdma_qp *qp)
 {
-	struct iw_qp *iqp = kzalloc(sizeof(*iqp), GFP_KERNEL);
+	struct iwarp_qp *iqp = kzalloc(sizeof(*iqp), GFP_KERNEL);
 
 	if (!iqp)
 		return -ENOMEM;
 	iqp->qp = qp;
 	spin_lock_init(&iqp->lock);
 	init_waitqueue_head(&iqp->detach_wq);
-	INIT_WORK(&iqp->tx_work, iw_tx_work);
+	INIT_WORK(&iqp->tx_work, iwarp_tx_work);
 	mutex_init(&iqp->tx_mutex);
-	iw_rx_reset(iqp);
-	iw_tx_reset(iqp);
+	iwarp_rx_reset(iqp);
+	iwarp_tx_reset(iqp);
 	qp->tp_priv = iqp;
 	return 0;
 }
 
-static void iw_qp_destroy(struct srdma_qp *qp)
+static void iwarp_qp_destroy(struct srdma_qp *qp)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 
 	cancel_work_sync(&iqp->tx_work);
-	iw_rx_release(iqp);
-	iw_tx_release(iqp);
-	iw_tx_buf_free(iqp);
-	iw_tx_tables_free(iqp);
+	iwarp_rx_release(iqp);
+	iwarp_tx_release(iqp);
+	iwarp_tx_buf_free(iqp);
+	iwarp_tx_tables_free(iqp);
 	kfree(iqp);
 	qp->tp_priv = NULL;
 }
 
 /* Close the connection the QP is attached to, if any. Any context. */
-static void iw_qp_close(struct srdma_qp *qp, bool abort)
+static void iwarp_qp_close(struct srdma_qp *qp, bool abort)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 	unsigned long flags;
 
 	spin_lock_irqsave(&iqp->lock, flags);
 	if (iqp->ep)
-		iw_ep_close(iqp->ep, abort && !iqp->term_pending);
+		iwarp_ep_close(iqp->ep, abort && !iqp->term_pending);
 	spin_unlock_irqrestore(&iqp->lock, flags);
 }
 
-static void iw_qp_error(struct srdma_qp *qp)
+static void iwarp_qp_error(struct srdma_qp *qp)
 {
-	iw_qp_close(qp, true);
+	iwarp_qp_close(qp, true);
 }
 
-static void iw_qp_release(struct srdma_qp *qp)
+static void iwarp_qp_release(struct srdma_qp *qp)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 
 	/* under the lock that attach checks it under: never attach again */
 	spin_lock_bh(&iqp->lock);
 	iqp->released = true;
 	spin_unlock_bh(&iqp->lock);
 	/* a set-up in progress ends now, not when its peer gives up */
-	iw_qp_detach(qp);
+	iwarp_qp_detach(qp);
 }
 
 /* To RESET: first off the connection, so that rx and tx are quiet. */
-static void iw_qp_reset(struct srdma_qp *qp)
+static void iwarp_qp_reset(struct srdma_qp *qp)
 {
-	iw_qp_detach(qp);
+	iwarp_qp_detach(qp);
 	cancel_work_sync(&to_iwqp(qp)->tx_work);
 }
 
@@ -138,29 +138,29 @@ static void iw_qp_reset(struct srdma_qp *qp)
  * iw_cm disconnects through modify_qp: SQD asks for a graceful close
  * (FIN once the send queue is out), ERR for an abortive one.
  */
-static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
+static void iwarp_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 {
-	struct iw_qp *iqp = to_iwqp(qp);
+	struct iwarp_qp *iqp = to_iwqp(qp);
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_ERR:
-		iw_qp_close(qp, true);
+		iwarp_qp_close(qp, true);
 		break;
 	case IB_QPS_SQD:
 		WRITE_ONCE(iqp->draining, true);
 		/* the close timer runs from now, even if the SQ never drains */
 		spin_lock_bh(&iqp->lock);
 		if (iqp->ep)
-			iw_ep_drain(iqp->ep);
+			iwarp_ep_drain(iqp->ep);
 		spin_unlock_bh(&iqp->lock);
-		iw_tx_kick(iqp);
+		iwarp_tx_kick(iqp);
 		break;
 	case IB_QPS_RESET:
-		/* iw_qp_reset detached the connection: no rx or tx runs */
+		/* iwarp_qp_reset detached the connection: no rx or tx runs */
 		spin_lock_bh(&iqp->lock);
 		if (!iqp->ep) {
-			iw_rx_reset(iqp);
-			iw_tx_reset(iqp);
+			iwarp_rx_reset(iqp);
+			iwarp_tx_reset(iqp);
 		}
 		spin_unlock_bh(&iqp->lock);
 		break;
@@ -173,8 +173,8 @@ static void iw_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
  * The connection manager moves the QP to RTS and the stack to ERR; users
  * move it to INIT, RESET or ERR. No attribute masks apply.
  */
-static bool iw_modify_qp_ok(struct srdma_qp *qp, enum ib_qp_state cur,
-			    enum ib_qp_state *next, int mask)
+static bool iwarp_modify_qp_ok(struct srdma_qp *qp, enum ib_qp_state cur,
+			       enum ib_qp_state *next, int mask)
 {
 	/* a graceful disconnect of a connection that already failed */
 	if (cur == IB_QPS_ERR && *next == IB_QPS_SQD)
@@ -198,9 +198,9 @@ static bool iw_modify_qp_ok(struct srdma_qp *qp, enum ib_qp_state cur,
 	}
 }
 
-static void iw_sq_kick(struct srdma_qp *qp)
+static void iwarp_sq_kick(struct srdma_qp *qp)
 {
-	iw_tx_post(to_iwqp(qp));
+	iwarp_tx_post(to_iwqp(qp));
 }
 
 static const struct ib_device_ops srdma_iwarp_ops = {
@@ -213,29 +213,29 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 	.iw_get_qp = srdma_iw_get_qp,
 	.iw_reject = srdma_iw_reject,
 	.iw_rem_ref = srdma_iw_rem_ref,
-	.fill_res_cm_id_entry = iw_fill_res_cm_id_entry,
+	.fill_res_cm_id_entry = iwarp_fill_res_cm_id_entry,
 	.query_gid = srdma_iw_query_gid,
 };
 
 /* Every device, QP and connection is gone: free the spare buffers too. */
-static void iw_exit(void)
+static void iwarp_exit(void)
 {
 	srdma_iw_net_exit();
-	iw_tx_pool_drain();
+	iwarp_tx_pool_drain();
 }
 
-static int iw_newlink(const char *name, struct net_device *ndev)
+static int iwarp_newlink(const char *name, struct net_device *ndev)
 {
 	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
 }
 
-static struct rdma_link_ops iw_link_ops = {
+static struct rdma_link_ops iwarp_link_ops = {
 	.type = "siwarp",
-	.newlink = iw_newlink,
+	.newlink = iwarp_newlink,
 };
 
-static struct rdma_link_ops *const iw_link_types[] = {
-	&iw_link_ops,
+static struct rdma_link_ops *const iwarp_link_types[] = {
+	&iwarp_link_ops,
 	NULL,
 };
 
@@ -243,14 +243,14 @@ MODULE_ALIAS_RDMA_LINK("siwarp");
 
 const struct srdma_transport srdma_iwarp_transport = {
 	.link_type = "siwarp",
-	.link_ops = iw_link_types,
+	.link_ops = iwarp_link_types,
 	.ops = &srdma_iwarp_ops,
 	/*
 	 * Sockets per namespace; the exit ends what is left of them
 	 * (lingering closes) everywhere.
 	 */
 	.init = srdma_iw_net_init,
-	.exit = iw_exit,
+	.exit = iwarp_exit,
 	.node_type = RDMA_NODE_RNIC,
 	.vendor_part_id = 2,
 	.core_cap_flags = RDMA_CORE_PORT_IWARP,
@@ -263,15 +263,15 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.qp_init_state = IB_QPS_INIT,
 	/* RDMAP's Read with Local Invalidate: rdma_rw uses it on iWARP */
 	.rc_opcodes = BIT(IB_WR_RDMA_READ_WITH_INV),
-	.modify_qp_ok = iw_modify_qp_ok,
-	.dev_init = iw_dev_init,
-	.dev_fini = iw_dev_fini,
-	.qp_init = iw_qp_init,
-	.qp_destroy = iw_qp_destroy,
-	.qp_error = iw_qp_error,
-	.qp_release = iw_qp_release,
-	.qp_reset = iw_qp_reset,
-	.qp_state_changed = iw_qp_state_changed,
-	.sq_kick = iw_sq_kick,
-	.fill_res_qp = iw_fill_res_qp,
+	.modify_qp_ok = iwarp_modify_qp_ok,
+	.dev_init = iwarp_dev_init,
+	.dev_fini = iwarp_dev_fini,
+	.qp_init = iwarp_qp_init,
+	.qp_destroy = iwarp_qp_destroy,
+	.qp_error = iwarp_qp_error,
+	.qp_release = iwarp_qp_release,
+	.qp_reset = iwarp_qp_reset,
+	.qp_state_changed = iwarp_qp_state_changed,
+	.sq_kick = iwarp_sq_kick,
+	.fill_res_qp = iwarp_fill_res_qp,
 };

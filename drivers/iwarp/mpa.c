@@ -12,7 +12,7 @@
 #include "iwarp.h"
 
 /* Take what the socket has, up to @len: bytes read or a negative errno. */
-static int iw_sock_recv_some(struct socket *s, void *buf, size_t len)
+static int iwarp_sock_recv_some(struct socket *s, void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
@@ -28,7 +28,7 @@ static int iw_sock_recv_some(struct socket *s, void *buf, size_t len)
  * Set-up frames are a few hundred bytes on a socket that has sent
  * nothing else yet: they fit in its buffer, so do not wait for room.
  */
-int iw_sock_send(struct socket *s, const void *buf, size_t len)
+int iwarp_sock_send(struct socket *s, const void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
@@ -45,8 +45,8 @@ int iw_sock_send(struct socket *s, const void *buf, size_t len)
  * parameter asks for it, RFC 6581 IRD/ORD and srdma atomics; the reply
  * answers what ep->conn holds after negotiation.
  */
-int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
-		const void *pdata, u8 pdata_len)
+int iwarp_mpa_send(struct iwarp_ep *ep, bool request, bool reject,
+		   const void *pdata, u8 pdata_len)
 {
 	/*
 	 * What follows the frame header is one area: the RFC 6581 IRD/ORD
@@ -81,17 +81,17 @@ int iw_mpa_send(struct iw_ep *ep, bool request, bool reject,
 	msg.f.pd_len = cpu_to_be16(v2_len + pdata_len);
 	if (pdata_len)
 		memcpy(pd, pdata, pdata_len);
-	return iw_obs_mpa_sent(ep, request, reject, iw_sock_send(ep->sock,
+	return iwarp_obs_mpa_sent(ep, request, reject, iwarp_sock_send(ep->sock,
 			       &msg, sizeof(msg.f) + v2_len + pdata_len));
 }
 
 /* Read @len more bytes of the frame to @buf, which holds @have of them. */
-static int iw_mpa_fill(struct iw_ep *ep, u8 *buf, u32 have, u32 len)
+static int iwarp_mpa_fill(struct iwarp_ep *ep, u8 *buf, u32 have, u32 len)
 {
 	int rc;
 
 	while (have < len) {
-		rc = iw_sock_recv_some(ep->sock, buf + have, len - have);
+		rc = iwarp_sock_recv_some(ep->sock, buf + have, len - have);
 		if (rc < 0)
 			return rc;
 		have += rc;
@@ -104,7 +104,7 @@ static int iw_mpa_fill(struct iw_ep *ep, u8 *buf, u32 have, u32 len)
  * Check a received frame header against @key (MPA_KEY_REQ or
  * MPA_KEY_REP): the private data length it announces, or -EPROTO.
  */
-int iw_mpa_check_hdr(const struct mpa_frame *f, const char *key)
+int iwarp_mpa_check_hdr(const struct mpa_frame *f, const char *key)
 {
 	u32 pd_len;
 
@@ -126,18 +126,18 @@ int iw_mpa_check_hdr(const struct mpa_frame *f, const char *key)
  * of it is in, -EINPROGRESS until then. The header is checked before
  * any private data is read. Process context (the set-up work).
  */
-static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
+static int iwarp_mpa_recv_frame(struct iwarp_ep *ep, const char *key)
 {
 	const u32 hlen = sizeof(ep->mpa);
 	struct mpa_frame *f = &ep->mpa;
 	int pd_len, err;
 
 	if (ep->mpa_have < hlen) {
-		err = iw_mpa_fill(ep, (u8 *)f, ep->mpa_have, hlen);
+		err = iwarp_mpa_fill(ep, (u8 *)f, ep->mpa_have, hlen);
 		if (err)
 			return err;
 	}
-	pd_len = iw_mpa_check_hdr(f, key);
+	pd_len = iwarp_mpa_check_hdr(f, key);
 	if (pd_len < 0)
 		return pd_len;
 	/* the header is in whole: pd_len is the same on every call */
@@ -146,7 +146,7 @@ static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
 		if (!ep->pdata)
 			return -ENOMEM;
 	}
-	err = iw_mpa_fill(ep, ep->pdata, ep->mpa_have - hlen, pd_len);
+	err = iwarp_mpa_fill(ep, ep->pdata, ep->mpa_have - hlen, pd_len);
 	if (err)
 		return err;
 	ep->pd_len = pd_len;
@@ -154,7 +154,7 @@ static int iw_mpa_recv_frame(struct iw_ep *ep, const char *key)
 }
 
 /* Strip and return the RFC 6581 IRD/ORD words from the private data. */
-static int iw_mpa_take_v2(struct iw_ep *ep, u16 *ird, u16 *ord)
+static int iwarp_mpa_take_v2(struct iwarp_ep *ep, u16 *ird, u16 *ord)
 {
 	struct mpa_v2_params v2;
 
@@ -174,7 +174,7 @@ static int iw_mpa_take_v2(struct iw_ep *ep, u16 *ird, u16 *ord)
  * -EOPNOTSUPP for markers, which are not supported; -EPROTO for a
  * request srdma cannot take.
  */
-int iw_mpa_take_request(struct iw_ep *ep)
+int iwarp_mpa_take_request(struct iwarp_ep *ep)
 {
 	const struct mpa_frame *f = &ep->mpa;
 	u16 ird = 1, ord = 1;
@@ -184,7 +184,7 @@ int iw_mpa_take_request(struct iw_ep *ep)
 	ep->req_flags = f->flags;
 	ep->enhanced = f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED);
 	if (ep->enhanced) {
-		err = iw_mpa_take_v2(ep, &ird, &ord);
+		err = iwarp_mpa_take_v2(ep, &ird, &ord);
 		if (err)
 			return err;
 	}
@@ -192,8 +192,8 @@ int iw_mpa_take_request(struct iw_ep *ep)
 		return -EPROTO;
 	ep->conn.crc = srdma_iw_crc || (f->flags & MPA_FLAG_CRC);
 	ep->conn.atomics = !!(f->flags & MPA_FLAG_SRDMA_ATOMIC_OFFER);
-	ep->conn.ird = min_t(u16, ord & MPA_V2_IRD_ORD_MASK, IW_MAX_IRD);
-	ep->conn.ord = min_t(u16, ird & MPA_V2_IRD_ORD_MASK, IW_MAX_ORD);
+	ep->conn.ird = min_t(u16, ord & MPA_V2_IRD_ORD_MASK, IWARP_MAX_IRD);
+	ep->conn.ord = min_t(u16, ird & MPA_V2_IRD_ORD_MASK, IWARP_MAX_ORD);
 	if (f->flags & MPA_FLAG_MARKERS) {
 		ep->conn.atomics = false;
 		return -EOPNOTSUPP;
@@ -205,16 +205,16 @@ int iw_mpa_take_request(struct iw_ep *ep)
  * Passive side: read the request (-EINPROGRESS until all of it is in)
  * and take it; a request with markers is refused with a reject reply.
  */
-int iw_mpa_recv_request(struct iw_ep *ep)
+int iwarp_mpa_recv_request(struct iwarp_ep *ep)
 {
 	int err;
 
-	err = iw_mpa_recv_frame(ep, MPA_KEY_REQ);
+	err = iwarp_mpa_recv_frame(ep, MPA_KEY_REQ);
 	if (err)
 		return err;
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	if (err == -EOPNOTSUPP)
-		iw_mpa_send(ep, false, true, NULL, 0);
+		iwarp_mpa_send(ep, false, true, NULL, 0);
 	return err;
 }
 
@@ -223,7 +223,7 @@ int iw_mpa_recv_request(struct iw_ep *ep)
  * what the peer answered. A reject is reported through @rejected
  * (-ECONNREFUSED) with its private data kept for the CONNECT_REPLY event.
  */
-int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected)
+int iwarp_mpa_take_reply(struct iwarp_ep *ep, bool *rejected)
 {
 	const struct mpa_frame *f = &ep->mpa;
 	u16 ird, ord;
@@ -233,7 +233,7 @@ int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected)
 	if (f->flags & MPA_FLAG_REJECT) {
 		/* the consumer gets the peer's own private data only */
 		if (f->rev == MPA_REV2 && (f->flags & MPA_FLAG_ENHANCED) &&
-		    iw_mpa_take_v2(ep, &ird, &ord))
+		    iwarp_mpa_take_v2(ep, &ird, &ord))
 			ep->pd_len = 0;
 		/* more than an iw_cm event carries: none rather than cut */
 		if (ep->pd_len > U8_MAX)
@@ -246,7 +246,7 @@ int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected)
 	if (ep->enhanced) {
 		if (f->rev != MPA_REV2 || !(f->flags & MPA_FLAG_ENHANCED))
 			return -EPROTO;
-		err = iw_mpa_take_v2(ep, &ird, &ord);
+		err = iwarp_mpa_take_v2(ep, &ird, &ord);
 		if (err)
 			return err;
 		/* we may not have more outstanding than the peer serves */
@@ -254,7 +254,7 @@ int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected)
 				     ird & MPA_V2_IRD_ORD_MASK);
 		ep->conn.ird = max_t(u16, ep->conn.ird,
 				     ord & MPA_V2_IRD_ORD_MASK);
-		ep->conn.ird = min_t(u16, ep->conn.ird, IW_MAX_IRD);
+		ep->conn.ird = min_t(u16, ep->conn.ird, IWARP_MAX_IRD);
 	}
 	if (ep->pd_len > U8_MAX)
 		return -EPROTO;
@@ -266,13 +266,13 @@ int iw_mpa_take_reply(struct iw_ep *ep, bool *rejected)
 }
 
 /* Active side: read the reply (-EINPROGRESS until all of it is in). */
-int iw_mpa_recv_reply(struct iw_ep *ep, bool *rejected)
+int iwarp_mpa_recv_reply(struct iwarp_ep *ep, bool *rejected)
 {
 	int err;
 
 	*rejected = false;
-	err = iw_mpa_recv_frame(ep, MPA_KEY_REP);
+	err = iwarp_mpa_recv_frame(ep, MPA_KEY_REP);
 	if (err)
 		return err;
-	return iw_mpa_take_reply(ep, rejected);
+	return iwarp_mpa_take_reply(ep, rejected);
 }

@@ -12,7 +12,7 @@
  * until the count is zero before TCP's own exit runs.
  *
  * A graceful close keeps its socket here until TCP has finished the FIN
- * exchange (or IW_LINGER_TIMEOUT passed) rather than leaving an orphan
+ * exchange (or IWARP_LINGER_TIMEOUT passed) rather than leaving an orphan
  * that TCP would keep after the namespace is gone.
  */
 #include <linux/tcp.h>
@@ -22,9 +22,9 @@
 
 #include "iwarp.h"
 
-#define IW_LINGER_TIMEOUT (60 * HZ)	/* as TCP's tcp_fin_timeout */
+#define IWARP_LINGER_TIMEOUT (60 * HZ)	/* as TCP's tcp_fin_timeout */
 
-struct iw_net {
+struct iwarp_net {
 	spinlock_t lock;		/* everything below */
 	bool dying;			/* pernet exit began: no new sockets */
 	unsigned int owners;		/* endpoints, listeners, lingerers */
@@ -35,24 +35,24 @@ struct iw_net {
 };
 
 /* A socket closed gracefully: released once TCP is done with the FIN. */
-struct iw_linger {
-	struct list_head node;		/* on iw_net.lingering */
-	struct iw_net *in;
+struct iwarp_linger {
+	struct list_head node;		/* on iwarp_net.lingering */
+	struct iwarp_net *in;
 	struct socket *sock;
 	struct delayed_work work;	/* TCP closed it, or the deadline */
 	void (*saved_state_change)(struct sock *sk);
 };
 
-static unsigned int iw_net_id;
+static unsigned int iwarp_net_id;
 
-static struct iw_net *iw_net(struct net *net)
+static struct iwarp_net *iwarp_net(struct net *net)
 {
-	return net_generic(net, iw_net_id);
+	return net_generic(net, iwarp_net_id);
 }
 
 /* Counts a new owner of sockets in @in, unless the namespace is going. */
-static bool iw_net_enter(struct iw_net *in, struct list_head *node,
-			 struct list_head *list)
+static bool iwarp_net_enter(struct iwarp_net *in, struct list_head *node,
+			    struct list_head *list)
 {
 	bool ok;
 
@@ -67,7 +67,7 @@ static bool iw_net_enter(struct iw_net *in, struct list_head *node,
 }
 
 /* The owner's sockets are released. The wake-up is the last use of @in. */
-static void iw_net_leave(struct iw_net *in)
+static void iwarp_net_leave(struct iwarp_net *in)
 {
 	spin_lock_bh(&in->lock);
 	if (!--in->owners)
@@ -75,14 +75,14 @@ static void iw_net_leave(struct iw_net *in)
 	spin_unlock_bh(&in->lock);
 }
 
-static void iw_net_unlist(struct iw_net *in, struct list_head *node)
+static void iwarp_net_unlist(struct iwarp_net *in, struct list_head *node)
 {
 	spin_lock_bh(&in->lock);
 	list_del_init(node);
 	spin_unlock_bh(&in->lock);
 }
 
-bool iw_net_dying(struct iw_net *in)
+bool iwarp_net_dying(struct iwarp_net *in)
 {
 	return READ_ONCE(in->dying);
 }
@@ -91,48 +91,48 @@ bool iw_net_dying(struct iw_net *in)
  * An endpoint is about to own a socket in @net: the socket's own, which
  * for an accepted one is its listener's even if the netdev moved since.
  */
-int iw_net_ep_enter(struct iw_ep *ep, struct net *net)
+int iwarp_net_ep_enter(struct iwarp_ep *ep, struct net *net)
 {
-	struct iw_net *in = iw_net(net);
+	struct iwarp_net *in = iwarp_net(net);
 
-	if (!iw_net_enter(in, &ep->net_node, &in->eps))
+	if (!iwarp_net_enter(in, &ep->net_node, &in->eps))
 		return -ENETDOWN;
 	ep->inet = in;
 	return 0;
 }
 
 /* The endpoint's socket is gone, or it never got one. */
-void iw_net_ep_leave(struct iw_ep *ep)
+void iwarp_net_ep_leave(struct iwarp_ep *ep)
 {
-	struct iw_net *in = ep->inet;
+	struct iwarp_net *in = ep->inet;
 
-	iw_net_unlist(in, &ep->net_node);
+	iwarp_net_unlist(in, &ep->net_node);
 	ep->inet = NULL;
-	iw_net_leave(in);
+	iwarp_net_leave(in);
 }
 
 /* A listener is about to own sockets in l->net. */
-int iw_net_listener_enter(struct iw_listener *l)
+int iwarp_net_listener_enter(struct iwarp_listener *l)
 {
-	struct iw_net *in = iw_net(l->net);
+	struct iwarp_net *in = iwarp_net(l->net);
 
-	if (!iw_net_enter(in, &l->net_node, &in->listeners))
+	if (!iwarp_net_enter(in, &l->net_node, &in->listeners))
 		return -ENETDOWN;
 	l->inet = in;
 	return 0;
 }
 
-void iw_net_listener_leave(struct iw_listener *l)
+void iwarp_net_listener_leave(struct iwarp_listener *l)
 {
-	struct iw_net *in = l->inet;
+	struct iwarp_net *in = l->inet;
 
-	iw_net_unlist(in, &l->net_node);
+	iwarp_net_unlist(in, &l->net_node);
 	l->inet = NULL;
-	iw_net_leave(in);
+	iwarp_net_leave(in);
 }
 
 /* A kernel TCP socket: no reference on @net, the pernet exit ends it. */
-int iw_sock_create(struct net *net, int family, struct socket **out)
+int iwarp_sock_create(struct net *net, int family, struct socket **out)
 {
 	struct socket *s;
 	int err;
@@ -146,16 +146,16 @@ int iw_sock_create(struct net *net, int family, struct socket **out)
 	return 0;
 }
 
-static void iw_sock_abort(struct socket *s)
+static void iwarp_sock_abort(struct socket *s)
 {
 	sock_no_linger(s->sk);	/* RST: nothing of it stays with TCP */
 	sock_release(s);
 }
 
-static void iw_linger_state_change(struct sock *sk)
+static void iwarp_linger_state_change(struct sock *sk)
 {
 	void (*orig)(struct sock *sk) = NULL;
-	struct iw_linger *lg;
+	struct iwarp_linger *lg;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	lg = sk->sk_user_data;
@@ -169,14 +169,14 @@ static void iw_linger_state_change(struct sock *sk)
 		orig(sk);
 }
 
-static void iw_linger_work(struct work_struct *work)
+static void iwarp_linger_work(struct work_struct *work)
 {
-	struct iw_linger *lg = container_of(to_delayed_work(work),
-					    struct iw_linger, work);
+	struct iwarp_linger *lg = container_of(to_delayed_work(work),
+					    struct iwarp_linger, work);
 	struct sock *sk = lg->sock->sk;
 
 	/* off the list first: the exit kicks no work that is about to go */
-	iw_net_unlist(lg->in, &lg->node);
+	iwarp_net_unlist(lg->in, &lg->node);
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_state_change = lg->saved_state_change;
@@ -185,15 +185,15 @@ static void iw_linger_work(struct work_struct *work)
 
 	/* past the deadline, or the namespace is going: reset */
 	if (READ_ONCE(sk->sk_state) != TCP_CLOSE)
-		iw_sock_abort(lg->sock);
+		iwarp_sock_abort(lg->sock);
 	else
 		sock_release(lg->sock);
-	iw_net_leave(lg->in);
+	iwarp_net_leave(lg->in);
 	kfree(lg);
 }
 
 /* No FIN to wait for in these states: release at once. */
-static bool iw_sock_needs_linger(struct sock *sk)
+static bool iwarp_sock_needs_linger(struct sock *sk)
 {
 	return !((1 << READ_ONCE(sk->sk_state)) &
 		 (TCPF_CLOSE | TCPF_SYN_SENT | TCPF_LISTEN));
@@ -203,20 +203,20 @@ static bool iw_sock_needs_linger(struct sock *sk)
  * Graceful close: FIN now, release once TCP reaches CLOSE. The caller's
  * count in @in passes to the lingerer. False if it could not linger.
  */
-static bool iw_sock_linger(struct iw_net *in, struct socket *s)
+static bool iwarp_sock_linger(struct iwarp_net *in, struct socket *s)
 {
 	struct sock *sk = s->sk;
-	struct iw_linger *lg;
+	struct iwarp_linger *lg;
 
 	kernel_sock_shutdown(s, SHUT_RDWR);
-	if (!iw_sock_needs_linger(sk))
+	if (!iwarp_sock_needs_linger(sk))
 		return false;
 	lg = kzalloc(sizeof(*lg), GFP_KERNEL);
 	if (!lg)
 		return false;
 	lg->in = in;
 	lg->sock = s;
-	INIT_DELAYED_WORK(&lg->work, iw_linger_work);
+	INIT_DELAYED_WORK(&lg->work, iwarp_linger_work);
 	spin_lock_bh(&in->lock);
 	if (in->dying) {
 		spin_unlock_bh(&in->lock);
@@ -227,12 +227,12 @@ static bool iw_sock_linger(struct iw_net *in, struct socket *s)
 	write_lock_bh(&sk->sk_callback_lock);
 	lg->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = lg;
-	sk->sk_state_change = iw_linger_state_change;
+	sk->sk_state_change = iwarp_linger_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
-	queue_delayed_work(srdma_unbound_wq, &lg->work, IW_LINGER_TIMEOUT);
+	queue_delayed_work(srdma_unbound_wq, &lg->work, IWARP_LINGER_TIMEOUT);
 	spin_unlock_bh(&in->lock);
 	/* TCP may have finished before the callback was ours */
-	if (!iw_sock_needs_linger(sk))
+	if (!iwarp_sock_needs_linger(sk))
 		mod_delayed_work(srdma_unbound_wq, &lg->work, 0);
 	return true;
 }
@@ -242,18 +242,18 @@ static bool iw_sock_linger(struct iw_net *in, struct socket *s)
  * graceful close. Either way the namespace's exit waits for it. Process
  * context; the endpoint's callbacks must be off the socket.
  */
-void iw_ep_sock_close(struct iw_ep *ep, bool abort)
+void iwarp_ep_sock_close(struct iwarp_ep *ep, bool abort)
 {
-	struct iw_net *in = ep->inet;
+	struct iwarp_net *in = ep->inet;
 	struct socket *s = ep->sock;
 
 	ep->sock = NULL;
-	iw_net_unlist(in, &ep->net_node);
+	iwarp_net_unlist(in, &ep->net_node);
 	ep->inet = NULL;
-	if (!abort && !iw_net_dying(in) && iw_sock_linger(in, s))
+	if (!abort && !iwarp_net_dying(in) && iwarp_sock_linger(in, s))
 		return;
-	iw_sock_abort(s);
-	iw_net_leave(in);
+	iwarp_sock_abort(s);
+	iwarp_net_leave(in);
 }
 
 /*
@@ -261,9 +261,10 @@ void iw_ep_sock_close(struct iw_ep *ep, bool abort)
  * (one that is being freed releases its socket itself). The list is
  * walked from its head each time: entries go while the lock is dropped.
  */
-static struct iw_ep *iw_net_next_ep(struct iw_net *in, unsigned int pass)
+static struct iwarp_ep *iwarp_net_next_ep(struct iwarp_net *in,
+					  unsigned int pass)
 {
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	spin_lock_bh(&in->lock);
 	list_for_each_entry(ep, &in->eps, net_node) {
@@ -279,10 +280,10 @@ static struct iw_ep *iw_net_next_ep(struct iw_net *in, unsigned int pass)
 	return NULL;
 }
 
-static struct iw_listener *iw_net_next_listener(struct iw_net *in,
-						unsigned int pass)
+static struct iwarp_listener *iwarp_net_next_listener(struct iwarp_net *in,
+						      unsigned int pass)
 {
-	struct iw_listener *l;
+	struct iwarp_listener *l;
 
 	spin_lock_bh(&in->lock);
 	list_for_each_entry(l, &in->listeners, net_node) {
@@ -299,22 +300,22 @@ static struct iw_listener *iw_net_next_listener(struct iw_net *in,
 }
 
 /* One round of ending everything: each step is harmless if repeated. */
-static void iw_net_abort_all(struct iw_net *in, unsigned int pass)
+static void iwarp_net_abort_all(struct iwarp_net *in, unsigned int pass)
 {
-	struct iw_listener *l;
-	struct iw_linger *lg;
-	struct iw_ep *ep;
+	struct iwarp_listener *l;
+	struct iwarp_linger *lg;
+	struct iwarp_ep *ep;
 
 	/* listeners first: no new set-up starts behind our back */
-	while ((l = iw_net_next_listener(in, pass))) {
-		iw_listener_stop(l);
-		iw_listener_put(l);
+	while ((l = iwarp_net_next_listener(in, pass))) {
+		iwarp_listener_stop(l);
+		iwarp_listener_put(l);
 	}
 	/* requests iw_cm holds: nobody will accept them in here now */
-	iw_requests_flush_net(in);
-	while ((ep = iw_net_next_ep(in, pass))) {
-		iw_ep_net_down(ep);
-		iw_ep_put(ep);
+	iwarp_requests_flush_net(in);
+	while ((ep = iwarp_net_next_ep(in, pass))) {
+		iwarp_ep_net_down(ep);
+		iwarp_ep_put(ep);
 	}
 	spin_lock_bh(&in->lock);
 	list_for_each_entry(lg, &in->lingering, node)
@@ -322,9 +323,9 @@ static void iw_net_abort_all(struct iw_net *in, unsigned int pass)
 	spin_unlock_bh(&in->lock);
 }
 
-static __net_init int iw_net_init(struct net *net)
+static __net_init int iwarp_net_init(struct net *net)
 {
-	struct iw_net *in = iw_net(net);
+	struct iwarp_net *in = iwarp_net(net);
 
 	spin_lock_init(&in->lock);
 	INIT_LIST_HEAD(&in->eps);
@@ -340,32 +341,32 @@ static __net_init int iw_net_init(struct net *net)
  * that was between two states when the last one looked, as
  * netdev_wait_allrefs() does for netdev references.
  */
-static __net_exit void iw_net_exit(struct net *net)
+static __net_exit void iwarp_net_exit(struct net *net)
 {
-	struct iw_net *in = iw_net(net);
+	struct iwarp_net *in = iwarp_net(net);
 	unsigned int pass = 0;
 
 	spin_lock_bh(&in->lock);
 	in->dying = true;
 	spin_unlock_bh(&in->lock);
 	for (;;) {
-		iw_net_abort_all(in, ++pass);
+		iwarp_net_abort_all(in, ++pass);
 		if (wait_event_timeout(in->wq, !READ_ONCE(in->owners), HZ))
 			break;
 		if (!(pass % 10))
 			pr_warn("netns exit: waiting for %u iWARP socket owners\n",
 				READ_ONCE(in->owners));
 	}
-	/* the last iw_net_leave() is out of its critical section */
+	/* the last iwarp_net_leave() is out of its critical section */
 	spin_lock_bh(&in->lock);
 	spin_unlock_bh(&in->lock);
 }
 
-static struct pernet_operations iw_net_ops = {
-	.init = iw_net_init,
-	.exit = iw_net_exit,
-	.id = &iw_net_id,
-	.size = sizeof(struct iw_net),
+static struct pernet_operations iwarp_net_ops = {
+	.init = iwarp_net_init,
+	.exit = iwarp_net_exit,
+	.id = &iwarp_net_id,
+	.size = sizeof(struct iwarp_net),
 };
 
 /*
@@ -374,10 +375,10 @@ static struct pernet_operations iw_net_ops = {
  */
 int srdma_iw_net_init(void)
 {
-	return register_pernet_subsys(&iw_net_ops);
+	return register_pernet_subsys(&iwarp_net_ops);
 }
 
 void srdma_iw_net_exit(void)
 {
-	unregister_pernet_subsys(&iw_net_ops);
+	unregister_pernet_subsys(&iwarp_net_ops);
 }

@@ -13,40 +13,40 @@
 #include "iwarp.h"
 #include "trace.h"
 
-static void iw_obs_trace(struct iw_ep *ep, const char *step, int err)
+static void iwarp_obs_trace(struct iwarp_ep *ep, const char *step, int err)
 {
 	trace_srdma_iw_cm(&ep->dev->ibdev, step, err, &ep->raddr, ep->rev,
 			  ep->conn.crc, ep->conn.ird, ep->conn.ord);
 }
 
 /* iw_cm asked for a connection (srdma_iw_connect). */
-void iw_obs_connect(struct iw_ep *ep)
+void iwarp_obs_connect(struct iwarp_ep *ep)
 {
 	srdma_count(ep->dev, SRDMA_CNT_IW_CONNECTS);
-	iw_obs_trace(ep, "connect", 0);
+	iwarp_obs_trace(ep, "connect", 0);
 }
 
 /* An MPA request, reply or reject went out (mpa.c); returns @err. */
-int iw_obs_mpa_sent(struct iw_ep *ep, bool request, bool reject, int err)
+int iwarp_obs_mpa_sent(struct iwarp_ep *ep, bool request, bool reject, int err)
 {
 	if (reject)
 		srdma_count(ep->dev, SRDMA_CNT_IW_REJECTS_SENT);
 	else if (!request && !err)
 		srdma_count(ep->dev, SRDMA_CNT_IW_ACCEPTS);
-	iw_obs_trace(ep, request ? "mpa request sent" :
+	iwarp_obs_trace(ep, request ? "mpa request sent" :
 			 reject ? "mpa reject sent" : "mpa reply sent", err);
 	return err;
 }
 
 /* Set-up ended, @err from TCP connect or the MPA exchange (cm.c). */
-void iw_obs_setup(struct iw_ep *ep, int err)
+void iwarp_obs_setup(struct iwarp_ep *ep, int err)
 {
 	const char *step;
 
 	if (!err) {
 		step = ep->active ? "mpa reply received" :
 				    "mpa request received";
-	} else if (err == -ECONNREFUSED && ep->state == IW_EP_SETUP) {
+	} else if (err == -ECONNREFUSED && ep->state == IWARP_EP_SETUP) {
 		srdma_count(ep->dev, SRDMA_CNT_IW_REJECTS_RCVD);
 		step = "mpa reject received";
 	} else if (err == -EPROTO || err == -EOPNOTSUPP) {
@@ -55,28 +55,28 @@ void iw_obs_setup(struct iw_ep *ep, int err)
 	} else {
 		step = "set-up failed";
 	}
-	iw_obs_trace(ep, step, err);
+	iwarp_obs_trace(ep, step, err);
 }
 
 /* The close work is about to shut the socket down (cm.c). */
-void iw_obs_close(struct iw_ep *ep)
+void iwarp_obs_close(struct iwarp_ep *ep)
 {
 	if (ep->abort)
 		srdma_count(ep->dev, SRDMA_CNT_IW_ABORTS);
-	iw_obs_trace(ep, ep->abort ? "abort" : "close", 0);
+	iwarp_obs_trace(ep, ep->abort ? "abort" : "close", 0);
 }
 
-static const char *const iw_ep_state_names[] = {
-	[IW_EP_CONNECTING] = "connecting",
-	[IW_EP_SETUP] = "mpa",
-	[IW_EP_AWAIT_ACCEPT] = "await_accept",
-	[IW_EP_CONNECTED] = "connected",
-	[IW_EP_DRAINING] = "draining",
-	[IW_EP_CLOSING] = "closing",
-	[IW_EP_CLOSED] = "closed",
+static const char *const iwarp_ep_state_names[] = {
+	[IWARP_EP_CONNECTING] = "connecting",
+	[IWARP_EP_SETUP] = "mpa",
+	[IWARP_EP_AWAIT_ACCEPT] = "await_accept",
+	[IWARP_EP_CONNECTED] = "connected",
+	[IWARP_EP_DRAINING] = "draining",
+	[IWARP_EP_CLOSING] = "closing",
+	[IWARP_EP_CLOSED] = "closed",
 };
 
-static const char *const iw_tcp_state_names[] = {
+static const char *const iwarp_tcp_state_names[] = {
 	[TCP_ESTABLISHED] = "ESTABLISHED",
 	[TCP_SYN_SENT] = "SYN_SENT",
 	[TCP_SYN_RECV] = "SYN_RECV",
@@ -90,27 +90,27 @@ static const char *const iw_tcp_state_names[] = {
 	[TCP_CLOSING] = "CLOSING",
 };
 
-static const char *const iw_rx_state_names[] = {
-	[IW_RX_HDR] = "header",
-	[IW_RX_DATA] = "payload",
-	[IW_RX_TRAILER] = "trailer",
-	[IW_RX_DEAD] = "dead",
+static const char *const iwarp_rx_state_names[] = {
+	[IWARP_RX_HDR] = "header",
+	[IWARP_RX_DATA] = "payload",
+	[IWARP_RX_TRAILER] = "trailer",
+	[IWARP_RX_DEAD] = "dead",
 };
 
-static const char *iw_name(const char *const *tbl, size_t n, int i)
+static const char *iwarp_name(const char *const *tbl, size_t n, int i)
 {
 	return i >= 0 && i < n && tbl[i] ? tbl[i] : "?";
 }
 
-#define IW_EP_STATE(i) iw_name(iw_ep_state_names, \
-				ARRAY_SIZE(iw_ep_state_names), (i))
-#define IW_TCP_STATE(i) iw_name(iw_tcp_state_names, \
-				 ARRAY_SIZE(iw_tcp_state_names), (i))
-#define IW_RX_STATE(i) iw_name(iw_rx_state_names, \
-				ARRAY_SIZE(iw_rx_state_names), (i))
+#define IWARP_EP_STATE(i) iwarp_name(iwarp_ep_state_names, \
+				ARRAY_SIZE(iwarp_ep_state_names), (i))
+#define IWARP_TCP_STATE(i) iwarp_name(iwarp_tcp_state_names, \
+				 ARRAY_SIZE(iwarp_tcp_state_names), (i))
+#define IWARP_RX_STATE(i) iwarp_name(iwarp_rx_state_names, \
+				ARRAY_SIZE(iwarp_rx_state_names), (i))
 
 /* What rdma res shows of a QP's connection: a snapshot. */
-struct iw_obs_snap {
+struct iwarp_obs_snap {
 	bool attached;
 	int ep_state;
 	int tcp_state;
@@ -125,14 +125,14 @@ struct iw_obs_snap {
 	bool term_pending, draining, fin_sent;
 };
 
-static void iw_obs_snapshot(struct iw_qp *iqp, struct iw_obs_snap *s)
+static void iwarp_obs_snapshot(struct iwarp_qp *iqp, struct iwarp_obs_snap *s)
 {
 	unsigned long flags;
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	/* as iw_qp_close takes it, from any context */
+	/* as iwarp_qp_close takes it, from any context */
 	spin_lock_irqsave(&iqp->lock, flags);
 	ep = iqp->ep;
 	if (ep) {
@@ -179,12 +179,12 @@ static void iw_obs_snapshot(struct iw_qp *iqp, struct iw_obs_snap *s)
 		s->rx_msn[i] = READ_ONCE(iqp->rx.msn[i]);
 }
 
-static int iw_obs_put(struct sk_buff *msg, const struct iw_obs_snap *s)
+static int iwarp_obs_put(struct sk_buff *msg, const struct iwarp_obs_snap *s)
 {
 	if (rdma_nl_put_driver_string(msg, "conn", !s->attached ? "none" :
-			IW_EP_STATE(s->ep_state)) ||
+			IWARP_EP_STATE(s->ep_state)) ||
 	    rdma_nl_put_driver_string(msg, "tcp_state", s->tcp_state < 0 ?
-			"none" : IW_TCP_STATE(s->tcp_state)) ||
+			"none" : IWARP_TCP_STATE(s->tcp_state)) ||
 	    rdma_nl_put_driver_u32(msg, "tcp_send_queued", s->sk_wmem) ||
 	    rdma_nl_put_driver_u32(msg, "tcp_recv_queued", s->sk_rmem) ||
 	    rdma_nl_put_driver_u32(msg, "mpa_rev", s->rev) ||
@@ -198,9 +198,9 @@ static int iw_obs_put(struct sk_buff *msg, const struct iw_obs_snap *s)
 	return 0;
 }
 
-static int iw_obs_put_qp(struct sk_buff *msg, const struct iw_obs_snap *s)
+static int iwarp_obs_put_qp(struct sk_buff *msg, const struct iwarp_obs_snap *s)
 {
-	if (iw_obs_put(msg, s) ||
+	if (iwarp_obs_put(msg, s) ||
 	    rdma_nl_put_driver_u32(msg, "tx_msn_send", s->msn_send) ||
 	    rdma_nl_put_driver_u32(msg, "tx_msn_read_req", s->msn_rreq) ||
 	    rdma_nl_put_driver_u32(msg, "tx_msn_terminate", s->msn_term) ||
@@ -212,7 +212,7 @@ static int iw_obs_put_qp(struct sk_buff *msg, const struct iw_obs_snap *s)
 	    rdma_nl_put_driver_u32(msg, "rx_msn_atomic_resp",
 				   s->rx_msn[DDP_QN_ATOMIC_RESP]) ||
 	    rdma_nl_put_driver_string(msg, "rx_state",
-				      IW_RX_STATE(s->rx_state)) ||
+				      IWARP_RX_STATE(s->rx_state)) ||
 	    rdma_nl_put_driver_u32(msg, "reads_outstanding", s->orq) ||
 	    rdma_nl_put_driver_u32(msg, "read_replies_queued",
 				   s->ird_queued) ||
@@ -226,12 +226,12 @@ static int iw_obs_put_qp(struct sk_buff *msg, const struct iw_obs_snap *s)
 }
 
 /* rdma res show qp -dd (restrack.c opens the table). */
-int iw_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
+int iwarp_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 {
-	struct iw_obs_snap s;
+	struct iwarp_obs_snap s;
 
-	iw_obs_snapshot(to_iwqp(qp), &s);
-	return iw_obs_put_qp(msg, &s);
+	iwarp_obs_snapshot(to_iwqp(qp), &s);
+	return iwarp_obs_put_qp(msg, &s);
 }
 
 /*
@@ -242,9 +242,9 @@ int iw_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
  * pointers are compared, never followed. With a reference on the QP:
  * destroy frees tp_priv only once the last one is dropped.
  */
-static bool iw_obs_qp_of(struct srdma_qp *qp, struct rdma_cm_id *id)
+static bool iwarp_obs_qp_of(struct srdma_qp *qp, struct rdma_cm_id *id)
 {
-	struct iw_qp *iqp = qp->tp_priv;
+	struct iwarp_qp *iqp = qp->tp_priv;
 	unsigned long flags;
 	bool match;
 
@@ -261,12 +261,12 @@ static bool iw_obs_qp_of(struct srdma_qp *qp, struct rdma_cm_id *id)
 }
 
 /* rdma res show cm_id -dd: the connection of the QP the id owns. */
-int iw_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id)
+int iwarp_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id)
 {
 	struct srdma_dev *dev = to_sdev(id->device);
 	struct srdma_qp *qp, *found = NULL;
 	struct srdma_qp_handle *h;
-	struct iw_obs_snap s;
+	struct iwarp_obs_snap s;
 	struct nlattr *table;
 	unsigned long index;
 	u32 qpn;
@@ -277,7 +277,7 @@ int iw_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id)
 		if (!refcount_inc_not_zero(&h->ref))
 			continue;
 		qp = h->qp;
-		if (iw_obs_qp_of(qp, id)) {
+		if (iwarp_obs_qp_of(qp, id)) {
 			found = qp;
 			break;
 		}
@@ -290,14 +290,14 @@ int iw_fill_res_cm_id_entry(struct sk_buff *msg, struct rdma_cm_id *id)
 		srdma_qp_put(found);
 		return 0;
 	}
-	iw_obs_snapshot(to_iwqp(found), &s);
+	iwarp_obs_snapshot(to_iwqp(found), &s);
 	qpn = found->ibqp.qp_num;
 	srdma_qp_put(found);
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_u32(msg, "qpn", qpn) || iw_obs_put(msg, &s)) {
+	if (rdma_nl_put_driver_u32(msg, "qpn", qpn) || iwarp_obs_put(msg, &s)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

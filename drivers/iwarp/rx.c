@@ -10,7 +10,7 @@
  *
  * What an RDMAP opcode is - its segment kind, header length, DDP queue
  * and the steps that check, place and complete it - is one row of
- * iw_rx_ops[]; the byte-stream state machine at the bottom only walks
+ * iwarp_rx_ops[]; the byte-stream state machine at the bottom only walks
  * FPDUs and calls those steps.
  *
  * Any protocol or access violation ends the stream: rx stops placing,
@@ -27,9 +27,9 @@
 #include "iwarp.h"
 #include "trace.h"
 
-void iw_rx_release(struct iw_qp *iqp)
+void iwarp_rx_release(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 
 	if (rx->mem) {
 		srdma_mem_put(rx->mem);
@@ -37,19 +37,19 @@ void iw_rx_release(struct iw_qp *iqp)
 	}
 }
 
-void iw_rx_reset(struct iw_qp *iqp)
+void iwarp_rx_reset(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	int i;
 
-	iw_rx_release(iqp);
+	iwarp_rx_release(iqp);
 	memset(rx, 0, sizeof(*rx));
-	rx->state = IW_RX_HDR;
+	rx->state = IWARP_RX_HDR;
 	for (i = 0; i < DDP_QN_COUNT; i++)
 		rx->msn[i] = 1;
 }
 
-static u32 iw_rx_ulpdu_hdr_len(struct iw_rx *rx)
+static u32 iwarp_rx_ulpdu_hdr_len(struct iwarp_rx *rx)
 {
 	return rx->hdr_need - MPA_LEN_SIZE;
 }
@@ -60,19 +60,19 @@ static u32 iw_rx_ulpdu_hdr_len(struct iw_rx *rx)
  * it. A receive in progress completes with @recv_status. @with_hdr
  * quotes the offending DDP/RDMAP header back to the peer.
  */
-static void __iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-			 bool with_hdr, enum ib_wc_status recv_status)
+static void __iwarp_rx_fail(struct iwarp_qp *iqp, u8 layer, u8 etype, u8 code,
+			    bool with_hdr, enum ib_wc_status recv_status)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
 	u32 hdr_len = 0;
 
-	if (rx->state == IW_RX_DEAD)
+	if (rx->state == IWARP_RX_DEAD)
 		return;
 	if (with_hdr && rx->hdr_have >= 4)
 		hdr_len = min_t(u32, rx->hdr_have, rx->hdr_need);
-	iw_rx_release(iqp);
-	rx->state = IW_RX_DEAD;
+	iwarp_rx_release(iqp);
+	rx->state = IWARP_RX_DEAD;
 	srdma_count(qp_dev(qp), SRDMA_CNT_RX_DROPPED);
 	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
 			      "QP %u: terminate layer %u type %u code %#x\n",
@@ -87,45 +87,45 @@ static void __iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
 	 */
 	if (recv_status != IB_WC_SUCCESS)
 		srdma_recv_fail(qp, &rx->recv, recv_status);
-	iw_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
+	iwarp_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
 }
 
 /* Terminate, quoting the header of the FPDU at fault. */
-static void iw_rx_fail(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-		       enum ib_wc_status recv_status)
+static void iwarp_rx_fail(struct iwarp_qp *iqp, u8 layer, u8 etype, u8 code,
+			  enum ib_wc_status recv_status)
 {
-	__iw_rx_fail(iqp, layer, etype, code, true, recv_status);
+	__iwarp_rx_fail(iqp, layer, etype, code, true, recv_status);
 }
 
 /*
  * Terminate without quoting a header: too little of it arrived, the MPA
  * framing or CRC failed, or the fault is local rather than the peer's.
  */
-static void iw_rx_fail_nohdr(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-			     enum ib_wc_status recv_status)
+static void iwarp_rx_fail_nohdr(struct iwarp_qp *iqp, u8 layer, u8 etype,
+				u8 code, enum ib_wc_status recv_status)
 {
-	__iw_rx_fail(iqp, layer, etype, code, false, recv_status);
+	__iwarp_rx_fail(iqp, layer, etype, code, false, recv_status);
 }
 
 /* Map a key check error to the Terminate a tagged access gets. */
-static void iw_rx_tagged_fail(struct iw_qp *iqp, int err)
+static void iwarp_rx_tagged_fail(struct iwarp_qp *iqp, int err)
 {
 	switch (err) {
 	case -ERANGE:
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			      TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
 		break;
 	case -EACCES:
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-			   TERM_RDMAP_ACCESS, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+			      TERM_RDMAP_ACCESS, IB_WC_SUCCESS);
 		break;
 	case -EPERM:
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_NOT_ASSOC, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			      TERM_DDP_T_NOT_ASSOC, IB_WC_SUCCESS);
 		break;
 	default:
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_INVALID_STAG, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			      TERM_DDP_T_INVALID_STAG, IB_WC_SUCCESS);
 		break;
 	}
 }
@@ -135,7 +135,7 @@ static void iw_rx_tagged_fail(struct iw_qp *iqp, int err)
  * Request or an atomic (untagged requests naming an STag) gets, on
  * arrival or when its response is sent.
  */
-u8 iw_rdmap_key_code(int err)
+u8 iwarp_rdmap_key_code(int err)
 {
 	return err == -ERANGE ? TERM_RDMAP_BASE_BOUNDS :
 	       err == -EACCES ? TERM_RDMAP_ACCESS :
@@ -143,56 +143,56 @@ u8 iw_rdmap_key_code(int err)
 			       TERM_RDMAP_INVALID_STAG;
 }
 
-static void iw_rx_rdmap_key_fail(struct iw_qp *iqp, int err)
+static void iwarp_rx_rdmap_key_fail(struct iwarp_qp *iqp, int err)
 {
-	iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-		   iw_rdmap_key_code(err), IB_WC_SUCCESS);
+	iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+		      iwarp_rdmap_key_code(err), IB_WC_SUCCESS);
 }
 
 /* The oldest READ/atomic WQE still waiting for its answer, or NULL. */
-static struct srdma_swqe *iw_rx_orq_head(struct iw_qp *iqp)
+static struct srdma_swqe *iwarp_rx_orq_head(struct iwarp_qp *iqp)
 {
 	struct srdma_swqe *w = NULL;
 
 	spin_lock_bh(&iqp->lock);
 	if (iqp->orq_head != iqp->orq_tail)
-		w = srdma_swqe_at(iqp->qp, *iw_orq_at(iqp, iqp->orq_head));
+		w = srdma_swqe_at(iqp->qp, *iwarp_orq_at(iqp, iqp->orq_head));
 	spin_unlock_bh(&iqp->lock);
 	return w;
 }
 
-static void iw_rx_orq_pop(struct iw_qp *iqp)
+static void iwarp_rx_orq_pop(struct iwarp_qp *iqp)
 {
 	spin_lock_bh(&iqp->lock);
 	iqp->orq_head++;
 	spin_unlock_bh(&iqp->lock);
-	iw_tx_kick(iqp);		/* an ORD credit came back */
+	iwarp_tx_kick(iqp);		/* an ORD credit came back */
 }
 
 /* Queue what we owe the peer; false when it sent more than our IRD. */
-static bool iw_rx_ird_push(struct iw_qp *iqp, const struct iw_rresp *r)
+static bool iwarp_rx_ird_push(struct iwarp_qp *iqp, const struct iwarp_rresp *r)
 {
 	bool ok;
 
 	spin_lock_bh(&iqp->lock);
 	ok = iqp->ird_tail - iqp->ird_head <= iqp->ird_mask;
 	if (ok) {
-		*iw_ird_at(iqp, iqp->ird_tail) = *r;
+		*iwarp_ird_at(iqp, iqp->ird_tail) = *r;
 		iqp->ird_tail++;
 	}
 	spin_unlock_bh(&iqp->lock);
 	if (ok)
-		iw_tx_kick(iqp);
+		iwarp_tx_kick(iqp);
 	return ok;
 }
 
 /* A Read Request is in: count it and queue the response we owe. */
-static void iw_rx_read_req(struct iw_qp *iqp)
+static void iwarp_rx_read_req(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	const struct rdmap_read_req *rr = (const void *)(iqp->rx.hdr +
 		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
-	struct iw_rresp r = {
+	struct iwarp_rresp r = {
 		.src_stag = be32_to_cpu(rr->src_stag),
 		.src_to = be64_to_cpu(rr->src_to),
 		.size = be32_to_cpu(rr->size),
@@ -207,20 +207,20 @@ static void iw_rx_read_req(struct iw_qp *iqp)
 		r.mem = srdma_rkey_check(qp, r.src_stag, r.src_to, r.size,
 					 IB_ACCESS_REMOTE_READ, &err);
 		if (!r.mem) {
-			iw_rx_rdmap_key_fail(iqp, err);
+			iwarp_rx_rdmap_key_fail(iqp, err);
 			return;
 		}
 	}
-	if (!iw_rx_ird_push(iqp, &r)) {
+	if (!iwarp_rx_ird_push(iqp, &r)) {
 		if (r.mem)
 			srdma_mem_put(r.mem);
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_STREAM, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 	}
 }
 
 /* RFC 7306 atomics: executed on arrival, answered in order by tx. */
-static void iw_rx_atomic_req(struct iw_qp *iqp)
+static void iwarp_rx_atomic_req(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	const struct rdmap_atomic_req *a = (const void *)(iqp->rx.hdr +
@@ -234,57 +234,60 @@ static void iw_rx_atomic_req(struct iw_qp *iqp)
 		.compare = be64_to_cpu(a->compare),
 		.compare_mask = be64_to_cpu(a->compare_mask),
 	};
-	struct iw_rresp r = { .atomic = true, .req_id = be32_to_cpu(a->req_id) };
+	struct iwarp_rresp r = {
+		.atomic = true,
+		.req_id = be32_to_cpu(a->req_id),
+	};
 	struct srdma_mem *mem;
 	int err;
 
 	iqp->rx.msn[DDP_QN_READ_REQ]++;
 	if (!iqp->conn.atomics ||
 	    (op != RDMAP_ATOMIC_CMP_SWAP && op != RDMAP_ATOMIC_FETCH_ADD)) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
 	if (va & 7) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_STREAM, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 		return;
 	}
 	mem = srdma_rkey_check(qp, be32_to_cpu(a->stag), va, 8,
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mem) {
-		iw_rx_rdmap_key_fail(iqp, err);
+		iwarp_rx_rdmap_key_fail(iqp, err);
 		return;
 	}
 	err = srdma_atomic_op(mem, va, &args, &r.orig);
 	srdma_mem_put(mem);
-	if (err || !iw_rx_ird_push(iqp, &r))
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_STREAM, IB_WC_SUCCESS);
+	if (err || !iwarp_rx_ird_push(iqp, &r))
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 }
 
-static void iw_rx_atomic_resp(struct iw_qp *iqp)
+static void iwarp_rx_atomic_resp(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	const struct rdmap_atomic_resp *a = (const void *)(iqp->rx.hdr +
 		MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr));
-	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+	struct srdma_swqe *w = iwarp_rx_orq_head(iqp);
 
 	iqp->rx.msn[DDP_QN_ATOMIC_RESP]++;
 	if (!w || (w->wr.opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		   w->wr.opcode != IB_WR_ATOMIC_FETCH_AND_ADD) ||
 	    be32_to_cpu(a->req_id) != to_iwswqe(w)->atomic_req_id) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
-	iw_rx_orq_pop(iqp);
+	iwarp_rx_orq_pop(iqp);
 	srdma_sq_wqe_done(qp, w, srdma_swqe_atomic_result(qp, w,
 							  be64_to_cpu(a->orig)));
 }
 
 /* The peer gave up on the stream: fail the oldest WQE with its reason. */
-static void iw_rx_terminate(struct iw_qp *iqp)
+static void iwarp_rx_terminate(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	const struct rdmap_term *t = (const void *)(iqp->rx.hdr +
@@ -299,7 +302,7 @@ static void iw_rx_terminate(struct iw_qp *iqp)
 			      "QP %u: peer terminated: layer %u type %u code %#x\n",
 			      qp->ibqp.qp_num, layer, etype,
 			      (ctrl >> TERM_CODE_SHIFT) & 0xff);
-	iqp->rx.state = IW_RX_DEAD;
+	iqp->rx.state = IWARP_RX_DEAD;
 	srdma_count(qp_dev(qp), SRDMA_CNT_IW_TERMINATE_RCVD);
 	trace_srdma_iw_terminate(&qp->ibqp, false, ctrl);
 	if ((layer == TERM_LAYER_RDMAP && etype == TERM_RDMAP_PROTECTION) ||
@@ -329,9 +332,9 @@ static void iw_rx_terminate(struct iw_qp *iqp)
  */
 
 /* RDMA WRITE: the STag must allow writing all of this segment. */
-static void iw_rx_write_start(struct iw_qp *iqp)
+static void iwarp_rx_write_start(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	const struct ddp_tagged_hdr *th = (const void *)(rx->hdr + 2);
 	u64 to = be64_to_cpu(th->to);
 	int err;
@@ -342,21 +345,21 @@ static void iw_rx_write_start(struct iw_qp *iqp)
 	rx->mem = srdma_rkey_check(iqp->qp, be32_to_cpu(th->stag), to,
 				   rx->data_left, IB_ACCESS_REMOTE_WRITE, &err);
 	if (!rx->mem) {
-		iw_rx_tagged_fail(iqp, err);
+		iwarp_rx_tagged_fail(iqp, err);
 		return;
 	}
 	rx->iova = to;
 }
 
 /* READ response: it answers our oldest READ and fits what is left of it. */
-static void iw_rx_read_resp_start(struct iw_qp *iqp)
+static void iwarp_rx_read_resp_start(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
-	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+	struct iwarp_rx *rx = &iqp->rx;
+	struct srdma_swqe *w = iwarp_rx_orq_head(iqp);
 
-	if (!w || !iw_wr_is_read(w->wr.opcode)) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+	if (!w || !iwarp_wr_is_read(w->wr.opcode)) {
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
 	if (!rx->rd_active) {
@@ -364,34 +367,35 @@ static void iw_rx_read_resp_start(struct iw_qp *iqp)
 		rx->rd_active = true;
 	}
 	if (rx->data_left > w->length - w->done)
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
-			   TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
+			      TERM_DDP_T_BASE_BOUNDS, IB_WC_SUCCESS);
 }
 
 /*
  * SEND: its first segment takes a posted receive, the others continue
  * it at the offset where the previous one ended.
  */
-static void iw_rx_send_start(struct iw_qp *iqp)
+static void iwarp_rx_send_start(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
 	u32 mo = be32_to_cpu(uh->mo);
 
 	if (rx->recv.held) {
 		if (mo != rx->recv.len)
-			iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				   TERM_DDP_U_INVALID_MO, IB_WC_LOC_QP_OP_ERR);
+			iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_INVALID_MO,
+				      IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
 	if (mo) {
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			      TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
 		return;
 	}
 	if (!srdma_recv_take(iqp->qp, &rx->recv))
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			      TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
 }
 
 /*
@@ -399,43 +403,43 @@ static void iw_rx_send_start(struct iw_qp *iqp)
  * header is all there is; a Terminate's payload (the headers it quotes)
  * is read and dropped.
  */
-static void iw_rx_ctrl_start(struct iw_qp *iqp)
+static void iwarp_rx_ctrl_start(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
 
 	if (be32_to_cpu(uh->mo) || !rx->last ||
 	    (rx->data_left && rx->opcode != RDMAP_TERMINATE)) {
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			      TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
 		return;
 	}
 	rx->discard = true;
 }
 
 /* RDMA WRITE: place at the STag's address, checked by the header. */
-static void iw_rx_place_write(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iwarp_rx_place_write(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	int err;
 
 	err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len, SRDMA_TO_MEM);
 	rx->iova += len;
 	if (err)
-		iw_rx_tagged_fail(iqp, -ERANGE);
+		iwarp_rx_tagged_fail(iqp, -ERANGE);
 }
 
 /* READ response: place into the oldest outstanding READ's SGEs. */
-static void iw_rx_place_read_resp(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iwarp_rx_place_read_resp(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
-	struct srdma_swqe *w = iw_rx_orq_head(iqp);
+	struct srdma_swqe *w = iwarp_rx_orq_head(iqp);
 	int err;
 
 	if (!w) {		/* the header found one: never */
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-				 TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
+		iwarp_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				    TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
 	err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len, SRDMA_TO_MEM);
@@ -445,16 +449,16 @@ static void iw_rx_place_read_resp(struct iw_qp *iqp, const u8 *p, u32 len)
 				      "QP %u: read response placement: %d\n",
 				      qp->ibqp.qp_num, err);
 		/* our own READ's buffer is bad: fail it locally */
-		iw_rx_orq_pop(iqp);
+		iwarp_rx_orq_pop(iqp);
 		rx->rd_active = false;
 		srdma_sq_wqe_done(qp, w, IB_WC_LOC_PROT_ERR);
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-				 TERM_RDMAP_CATASTROPHIC, 0, IB_WC_SUCCESS);
+		iwarp_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+				    TERM_RDMAP_CATASTROPHIC, 0, IB_WC_SUCCESS);
 	}
 }
 
 /* Place @len bytes of an untagged SEND into its receive. */
-static void iw_rx_place_recv(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iwarp_rx_place_recv(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
 	struct srdma_qp *qp = iqp->qp;
 	enum ib_wc_status status;
@@ -466,16 +470,16 @@ static void iw_rx_place_recv(struct iw_qp *iqp, const u8 *p, u32 len)
 			      "QP %u: receive placement: %s\n",
 			      qp->ibqp.qp_num, ib_wc_status_msg(status));
 	if (status == IB_WC_LOC_LEN_ERR)
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_TOO_LONG, status);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			      TERM_DDP_U_TOO_LONG, status);
 	else
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
-				 TERM_RDMAP_CATASTROPHIC, 0, status);
+		iwarp_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP,
+				    TERM_RDMAP_CATASTROPHIC, 0, status);
 }
 
-static void iw_rx_write_done(struct iw_qp *iqp)
+static void iwarp_rx_write_done(struct iwarp_qp *iqp)
 {
-	iw_rx_release(iqp);
+	iwarp_rx_release(iqp);
 }
 
 /*
@@ -485,8 +489,8 @@ static void iw_rx_write_done(struct iw_qp *iqp)
  * The sink is the first SGE's key, as on RNICs and siw: rdma_rw's
  * invalidate_rkey is the key from before the REG_MR it posts ahead.
  */
-static enum ib_wc_status iw_rx_read_status(struct srdma_qp *qp,
-					   struct srdma_swqe *w)
+static enum ib_wc_status iwarp_rx_read_status(struct srdma_qp *qp,
+					      struct srdma_swqe *w)
 {
 	if (w->done != w->length)
 		return IB_WC_LOC_LEN_ERR;
@@ -496,25 +500,25 @@ static enum ib_wc_status iw_rx_read_status(struct srdma_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-static void iw_rx_read_resp_done(struct iw_qp *iqp)
+static void iwarp_rx_read_resp_done(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	struct srdma_swqe *w;
 
 	if (!rx->last)
 		return;
-	w = iw_rx_orq_head(iqp);
+	w = iwarp_rx_orq_head(iqp);
 	if (!w)
 		return;
 	rx->rd_active = false;
-	iw_rx_orq_pop(iqp);
-	srdma_sq_wqe_done(iqp->qp, w, iw_rx_read_status(iqp->qp, w));
+	iwarp_rx_orq_pop(iqp);
+	srdma_sq_wqe_done(iqp->qp, w, iwarp_rx_read_status(iqp->qp, w));
 }
 
 /* The last segment of a SEND is in: complete its receive. */
-static void iw_rx_send_done(struct iw_qp *iqp)
+static void iwarp_rx_send_done(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
 	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
 	struct ib_wc wc = {
@@ -531,9 +535,9 @@ static void iw_rx_send_done(struct iw_qp *iqp)
 		return;
 	rx->msn[DDP_QN_SEND]++;
 	if (inv && srdma_recv_invalidate(qp, &wc, be32_to_cpu(uh->ulp))) {
-		/* iw_rx_fail() completes the receive with the error */
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
+		/* iwarp_rx_fail() completes the receive with the error */
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
 		return;
 	}
 	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
@@ -546,63 +550,63 @@ static void iw_rx_send_done(struct iw_qp *iqp)
  * row (immediate data, 0xc-0xf) is not one a peer may send us; its
  * header length is refused before anything else of the FPDU is read.
  */
-struct iw_rx_op {
+struct iwarp_rx_op {
 	bool tagged;		/* DDP segment kind; the other is refused */
 	u8 hdr_len;		/* MPA length field, DDP and RDMAP headers */
 	u8 qn;			/* untagged: the DDP queue it arrives on */
-	void (*start)(struct iw_qp *iqp);	/* its header step (above) */
+	void (*start)(struct iwarp_qp *iqp);	/* its header step (above) */
 	/* payload bytes; NULL: none kept (the header step discards) */
-	void (*place)(struct iw_qp *iqp, const u8 *p, u32 len);
-	void (*done)(struct iw_qp *iqp);	/* FPDU in, CRC good */
+	void (*place)(struct iwarp_qp *iqp, const u8 *p, u32 len);
+	void (*done)(struct iwarp_qp *iqp);	/* FPDU in, CRC good */
 };
 
-#define IW_HDR_T	(MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr))
-#define IW_HDR_U	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr))
-#define IW_OP_T(st, pl, dn) \
-	{ .tagged = true, .hdr_len = IW_HDR_T, \
+#define IWARP_HDR_T	(MPA_LEN_SIZE + sizeof(struct ddp_tagged_hdr))
+#define IWARP_HDR_U	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr))
+#define IWARP_OP_T(st, pl, dn) \
+	{ .tagged = true, .hdr_len = IWARP_HDR_T, \
 	  .start = (st), .place = (pl), .done = (dn) }
-#define IW_OP_U(q, rdmap_len, st, pl, dn) \
-	{ .hdr_len = IW_HDR_U + (rdmap_len), .qn = (q), \
+#define IWARP_OP_U(q, rdmap_len, st, pl, dn) \
+	{ .hdr_len = IWARP_HDR_U + (rdmap_len), .qn = (q), \
 	  .start = (st), .place = (pl), .done = (dn) }
-#define IW_OP_SEND IW_OP_U(DDP_QN_SEND, 0, iw_rx_send_start, \
-			   iw_rx_place_recv, iw_rx_send_done)
-#define IW_OP_CTRL(q, rdmap_hdr, dn) \
-	IW_OP_U(q, sizeof(struct rdmap_hdr), iw_rx_ctrl_start, NULL, dn)
+#define IWARP_OP_SEND IWARP_OP_U(DDP_QN_SEND, 0, iwarp_rx_send_start, \
+			   iwarp_rx_place_recv, iwarp_rx_send_done)
+#define IWARP_OP_CTRL(q, rdmap_hdr, dn) \
+	IWARP_OP_U(q, sizeof(struct rdmap_hdr), iwarp_rx_ctrl_start, NULL, dn)
 
-static const struct iw_rx_op iw_rx_ops[RDMAP_OPCODE_MASK + 1] = {
-	[RDMAP_WRITE] = IW_OP_T(iw_rx_write_start, iw_rx_place_write,
-				iw_rx_write_done),
-	[RDMAP_READ_REQ] = IW_OP_CTRL(DDP_QN_READ_REQ, rdmap_read_req,
-				      iw_rx_read_req),
-	[RDMAP_READ_RESP] = IW_OP_T(iw_rx_read_resp_start,
-				    iw_rx_place_read_resp,
-				    iw_rx_read_resp_done),
-	[RDMAP_SEND] = IW_OP_SEND,
-	[RDMAP_SEND_INV] = IW_OP_SEND,
-	[RDMAP_SEND_SE] = IW_OP_SEND,
-	[RDMAP_SEND_SE_INV] = IW_OP_SEND,
-	[RDMAP_TERMINATE] = IW_OP_CTRL(DDP_QN_TERMINATE, rdmap_term,
-				       iw_rx_terminate),
-	[RDMAP_ATOMIC_REQ] = IW_OP_CTRL(DDP_QN_READ_REQ, rdmap_atomic_req,
-					iw_rx_atomic_req),
-	[RDMAP_ATOMIC_RESP] = IW_OP_CTRL(DDP_QN_ATOMIC_RESP,
+static const struct iwarp_rx_op iwarp_rx_ops[RDMAP_OPCODE_MASK + 1] = {
+	[RDMAP_WRITE] = IWARP_OP_T(iwarp_rx_write_start, iwarp_rx_place_write,
+				iwarp_rx_write_done),
+	[RDMAP_READ_REQ] = IWARP_OP_CTRL(DDP_QN_READ_REQ, rdmap_read_req,
+				      iwarp_rx_read_req),
+	[RDMAP_READ_RESP] = IWARP_OP_T(iwarp_rx_read_resp_start,
+				    iwarp_rx_place_read_resp,
+				    iwarp_rx_read_resp_done),
+	[RDMAP_SEND] = IWARP_OP_SEND,
+	[RDMAP_SEND_INV] = IWARP_OP_SEND,
+	[RDMAP_SEND_SE] = IWARP_OP_SEND,
+	[RDMAP_SEND_SE_INV] = IWARP_OP_SEND,
+	[RDMAP_TERMINATE] = IWARP_OP_CTRL(DDP_QN_TERMINATE, rdmap_term,
+				       iwarp_rx_terminate),
+	[RDMAP_ATOMIC_REQ] = IWARP_OP_CTRL(DDP_QN_READ_REQ, rdmap_atomic_req,
+					iwarp_rx_atomic_req),
+	[RDMAP_ATOMIC_RESP] = IWARP_OP_CTRL(DDP_QN_ATOMIC_RESP,
 					 rdmap_atomic_resp,
-					 iw_rx_atomic_resp),
+					 iwarp_rx_atomic_resp),
 };
 
 /* The row of the current FPDU's opcode; rx->opcode is masked to fit. */
-static const struct iw_rx_op *iw_rx_op_of(const struct iw_rx *rx)
+static const struct iwarp_rx_op *iwarp_rx_op_of(const struct iwarp_rx *rx)
 {
-	return &iw_rx_ops[rx->opcode];
+	return &iwarp_rx_ops[rx->opcode];
 }
 
 /*
  * The header length (MPA length field, DDP and RDMAP headers) of an FPDU
  * whose DDP and RDMAP control bytes are @ddp and @rdmap, or -EPROTO.
  */
-int iw_rx_hdr_len(u8 ddp, u8 rdmap)
+int iwarp_rx_hdr_len(u8 ddp, u8 rdmap)
 {
-	const struct iw_rx_op *op = &iw_rx_ops[rdmap & RDMAP_OPCODE_MASK];
+	const struct iwarp_rx_op *op = &iwarp_rx_ops[rdmap & RDMAP_OPCODE_MASK];
 
 	if (!op->hdr_len || op->tagged != !!(ddp & DDP_TAGGED))
 		return -EPROTO;
@@ -613,19 +617,19 @@ int iw_rx_hdr_len(u8 ddp, u8 rdmap)
  * The MPA length must cover the headers; what it leaves is payload, then
  * pad and CRC. Sets up the FPDU's walk through the state machine.
  */
-static bool iw_rx_frame(struct iw_qp *iqp)
+static bool iwarp_rx_frame(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	struct srdma_qp *qp = iqp->qp;
 	u32 mpa_len = get_unaligned_be16(rx->hdr);
-	u32 ulpdu_hdr = iw_rx_ulpdu_hdr_len(rx);
+	u32 ulpdu_hdr = iwarp_rx_ulpdu_hdr_len(rx);
 	u32 payload;
 
 	trace_srdma_iw_rx(&qp->ibqp, rx->hdr + MPA_LEN_SIZE, mpa_len);
 	srdma_count_pkt(qp, false, mpa_len);
 	if (mpa_len < ulpdu_hdr) {
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER,
-				 IB_WC_LOC_LEN_ERR);
+		iwarp_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_MARKER,
+				    IB_WC_LOC_LEN_ERR);
 		return false;
 	}
 	payload = mpa_len - ulpdu_hdr;
@@ -635,17 +639,17 @@ static bool iw_rx_frame(struct iw_qp *iqp)
 	rx->opcode = rx->hdr[3] & RDMAP_OPCODE_MASK;
 	rx->last = rx->hdr[2] & DDP_LAST;
 	rx->discard = false;
-	rx->state = payload ? IW_RX_DATA : IW_RX_TRAILER;
+	rx->state = payload ? IWARP_RX_DATA : IWARP_RX_TRAILER;
 	return true;
 }
 
 /* DDP (RFC 5041 5.1) and RDMAP (RFC 5040 4.2) version 1 only. */
-static bool iw_rx_versions_ok(struct iw_qp *iqp)
+static bool iwarp_rx_versions_ok(struct iwarp_qp *iqp)
 {
 	u8 ddp = iqp->rx.hdr[2], rdmap = iqp->rx.hdr[3];
 
 	if ((ddp & DDP_VERSION_MASK) != DDP_VERSION) {
-		iw_rx_fail(iqp, TERM_LAYER_DDP, ddp & DDP_TAGGED ?
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, ddp & DDP_TAGGED ?
 			   TERM_DDP_TAGGED : TERM_DDP_UNTAGGED,
 			   ddp & DDP_TAGGED ? TERM_DDP_T_VERSION :
 					      TERM_DDP_U_VERSION,
@@ -653,8 +657,8 @@ static bool iw_rx_versions_ok(struct iw_qp *iqp)
 		return false;
 	}
 	if ((rdmap & RDMAP_VERSION_MASK) != RDMAP_VERSION) {
-		iw_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-			   TERM_RDMAP_VERSION, IB_WC_LOC_QP_OP_ERR);
+		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+			      TERM_RDMAP_VERSION, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
 	return true;
@@ -664,19 +668,20 @@ static bool iw_rx_versions_ok(struct iw_qp *iqp)
  * An untagged segment (RFC 5041 5.2) comes on its opcode's queue with
  * that queue's next message sequence number.
  */
-static bool iw_rx_untagged_ok(struct iw_qp *iqp, const struct iw_rx_op *op)
+static bool iwarp_rx_untagged_ok(struct iwarp_qp *iqp,
+				 const struct iwarp_rx_op *op)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
 
 	if (be32_to_cpu(uh->qn) != op->qn) {
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			      TERM_DDP_U_INVALID_QN, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
 	if (be32_to_cpu(uh->msn) != rx->msn[op->qn]) {
-		iw_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-			   TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
+		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+			      TERM_DDP_U_MSN_RANGE, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
 	return true;
@@ -686,37 +691,37 @@ static bool iw_rx_untagged_ok(struct iw_qp *iqp, const struct iw_rx_op *op)
  * Header complete (its length, from the opcode, was accepted): check it
  * and decide where the payload goes.
  */
-static void iw_rx_hdr_done(struct iw_qp *iqp)
+static void iwarp_rx_hdr_done(struct iwarp_qp *iqp)
 {
-	const struct iw_rx_op *op;
+	const struct iwarp_rx_op *op;
 
-	if (!iw_rx_frame(iqp) || !iw_rx_versions_ok(iqp))
+	if (!iwarp_rx_frame(iqp) || !iwarp_rx_versions_ok(iqp))
 		return;
-	op = iw_rx_op_of(&iqp->rx);
-	if (!op->tagged && !iw_rx_untagged_ok(iqp, op))
+	op = iwarp_rx_op_of(&iqp->rx);
+	if (!op->tagged && !iwarp_rx_untagged_ok(iqp, op))
 		return;
 	op->start(iqp);
 }
 
 /* Place @len payload bytes of the current FPDU. */
-static void iw_rx_place(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iwarp_rx_place(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	const struct iw_rx_op *op = iw_rx_op_of(&iqp->rx);
+	const struct iwarp_rx_op *op = iwarp_rx_op_of(&iqp->rx);
 
 	if (!iqp->rx.discard && op->place)
 		op->place(iqp, p, len);
 }
 
 /* A whole FPDU arrived and its CRC (if any) is good. */
-static void iw_rx_fpdu_done(struct iw_qp *iqp)
+static void iwarp_rx_fpdu_done(struct iwarp_qp *iqp)
 {
-	const struct iw_rx_op *op = iw_rx_op_of(&iqp->rx);
+	const struct iwarp_rx_op *op = iwarp_rx_op_of(&iqp->rx);
 
 	if (op->done)
 		op->done(iqp);
 }
 
-static void iw_rx_crc(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iwarp_rx_crc(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
 	if (iqp->conn.crc)
 		iqp->rx.crc = crc32c(iqp->rx.crc, p, len);
@@ -733,16 +738,16 @@ static void iw_rx_crc(struct iw_qp *iqp, const u8 *p, u32 len)
  * The first four bytes of a header are in: its length follows from the
  * DDP segment kind and the RDMAP opcode.
  */
-static bool iw_rx_hdr_sized(struct iw_qp *iqp)
+static bool iwarp_rx_hdr_sized(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
-	int hl = iw_rx_hdr_len(rx->hdr[2], rx->hdr[3]);
+	struct iwarp_rx *rx = &iqp->rx;
+	int hl = iwarp_rx_hdr_len(rx->hdr[2], rx->hdr[3]);
 
 	if (hl < 0) {
 		rx->hdr_need = 4;
 		/* too little of it to quote back */
-		iw_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
-				 TERM_RDMAP_OPCODE, IB_WC_LOC_QP_OP_ERR);
+		iwarp_rx_fail_nohdr(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
+				    TERM_RDMAP_OPCODE, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
 	rx->hdr_need = hl;
@@ -753,43 +758,43 @@ static bool iw_rx_hdr_sized(struct iw_qp *iqp)
  * MPA length field, DDP and RDMAP headers: collected in rx->hdr, as a
  * header may come split over any number of segments.
  */
-static u32 iw_rx_hdr_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+static u32 iwarp_rx_hdr_bytes(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	u32 n;
 
 	if (!rx->hdr_have)
 		rx->crc = ~0U;
 	n = min(len, (rx->hdr_need ? rx->hdr_need : 4) - rx->hdr_have);
 	memcpy(rx->hdr + rx->hdr_have, p, n);
-	iw_rx_crc(iqp, p, n);
+	iwarp_rx_crc(iqp, p, n);
 	rx->hdr_have += n;
-	if (!rx->hdr_need && rx->hdr_have == 4 && !iw_rx_hdr_sized(iqp))
+	if (!rx->hdr_need && rx->hdr_have == 4 && !iwarp_rx_hdr_sized(iqp))
 		return n;
 	if (rx->hdr_need && rx->hdr_have == rx->hdr_need)
-		iw_rx_hdr_done(iqp);
+		iwarp_rx_hdr_done(iqp);
 	return n;
 }
 
 /* Payload: placed as it comes, where the header step decided. */
-static u32 iw_rx_data_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+static u32 iwarp_rx_data_bytes(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	u32 n = min(len, rx->data_left);
 
-	iw_rx_place(iqp, p, n);
-	iw_rx_crc(iqp, p, n);
+	iwarp_rx_place(iqp, p, n);
+	iwarp_rx_crc(iqp, p, n);
 	rx->data_left -= n;
 	/* a placement that failed the stream left rx dead: it stays so */
-	if (!rx->data_left && rx->state == IW_RX_DATA)
-		rx->state = IW_RX_TRAILER;
+	if (!rx->data_left && rx->state == IWARP_RX_DATA)
+		rx->state = IWARP_RX_TRAILER;
 	return n;
 }
 
 /* The MPA CRC (RFC 5044 6.2), where negotiated: FPDU and pad. */
-static bool iw_rx_crc_ok(struct iw_qp *iqp)
+static bool iwarp_rx_crc_ok(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	u32 pad = rx->trailer_need - MPA_CRC_SIZE;
 	u32 crc;
 
@@ -799,49 +804,49 @@ static bool iw_rx_crc_ok(struct iw_qp *iqp)
 	if (~crc == get_unaligned_le32(rx->trailer + pad))
 		return true;
 	srdma_count(qp_dev(iqp->qp), SRDMA_CNT_RX_BAD_CRC);
-	iw_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_CRC,
-			 IB_WC_LOC_QP_OP_ERR);
+	iwarp_rx_fail_nohdr(iqp, TERM_LAYER_LLP, 0, TERM_LLP_CRC,
+			    IB_WC_LOC_QP_OP_ERR);
 	return false;
 }
 
 /* Pad and CRC: the FPDU ends once its CRC is good; the next may begin. */
-static u32 iw_rx_trailer_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+static u32 iwarp_rx_trailer_bytes(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	u32 n = min(len, rx->trailer_need - rx->trailer_have);
 
 	memcpy(rx->trailer + rx->trailer_have, p, n);
 	rx->trailer_have += n;
-	if (rx->trailer_have < rx->trailer_need || !iw_rx_crc_ok(iqp))
+	if (rx->trailer_have < rx->trailer_need || !iwarp_rx_crc_ok(iqp))
 		return n;
-	iw_rx_fpdu_done(iqp);
+	iwarp_rx_fpdu_done(iqp);
 	/* completing the FPDU may have failed the stream */
-	if (rx->state == IW_RX_DEAD)
+	if (rx->state == IWARP_RX_DEAD)
 		return n;
-	rx->state = IW_RX_HDR;
+	rx->state = IWARP_RX_HDR;
 	rx->hdr_have = 0;
 	rx->hdr_need = 0;
 	return n;
 }
 
 /* Walk @len bytes of the stream through the steps, up to where rx dies. */
-static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
+static void iwarp_rx_bytes(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 	u32 n;
 
 	while (len) {
 		switch (rx->state) {
-		case IW_RX_HDR:
-			n = iw_rx_hdr_bytes(iqp, p, len);
+		case IWARP_RX_HDR:
+			n = iwarp_rx_hdr_bytes(iqp, p, len);
 			break;
-		case IW_RX_DATA:
-			n = iw_rx_data_bytes(iqp, p, len);
+		case IWARP_RX_DATA:
+			n = iwarp_rx_data_bytes(iqp, p, len);
 			break;
-		case IW_RX_TRAILER:
-			n = iw_rx_trailer_bytes(iqp, p, len);
+		case IWARP_RX_TRAILER:
+			n = iwarp_rx_trailer_bytes(iqp, p, len);
 			break;
-		case IW_RX_DEAD:
+		case IWARP_RX_DEAD:
 		default:
 			return;
 		}
@@ -850,54 +855,54 @@ static void iw_rx_bytes(struct iw_qp *iqp, const u8 *p, u32 len)
 	}
 }
 
-static int iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
-		       unsigned int off, size_t len)
+static int iwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			  unsigned int off, size_t len)
 {
-	struct iw_qp *iqp = desc->arg.data;
+	struct iwarp_qp *iqp = desc->arg.data;
 	struct skb_seq_state st;
 	unsigned int done = 0, n;
 	const u8 *data;
 
 	/* after a flush nothing may land in memory or the CQ */
 	if (READ_ONCE(iqp->qp->state) == IB_QPS_ERR)
-		iqp->rx.state = IW_RX_DEAD;
-	if (iqp->rx.state == IW_RX_DEAD)
+		iqp->rx.state = IWARP_RX_DEAD;
+	if (iqp->rx.state == IWARP_RX_DEAD)
 		return len;
 
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
-		iw_rx_bytes(iqp, data, n);
+		iwarp_rx_bytes(iqp, data, n);
 		done += n;
 	}
 	return len;
 }
 
-static void iw_rx_read_sock(struct sock *sk, struct iw_qp *iqp)
+static void iwarp_rx_read_sock(struct sock *sk, struct iwarp_qp *iqp)
 {
 	read_descriptor_t desc = { .arg.data = iqp, .count = 1 };
 
-	tcp_read_sock(sk, &desc, iw_rx_actor);
+	tcp_read_sock(sk, &desc, iwarp_rx_actor);
 }
 
-void iw_rx_data_ready(struct sock *sk)
+void iwarp_rx_data_ready(struct sock *sk)
 {
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = sk->sk_user_data;
 	if (ep && ep->qp)
-		iw_rx_read_sock(sk, to_iwqp(ep->qp));
+		iwarp_rx_read_sock(sk, to_iwqp(ep->qp));
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
 /*
  * Data that arrived before the callbacks were ours. Process context,
- * before the endpoint can close (see iw_ep_attach).
+ * before the endpoint can close (see iwarp_ep_attach).
  */
-void iw_rx_start(struct iw_qp *iqp, struct socket *s)
+void iwarp_rx_start(struct iwarp_qp *iqp, struct socket *s)
 {
 	lock_sock(s->sk);
-	iw_rx_read_sock(s->sk, iqp);
+	iwarp_rx_read_sock(s->sk, iqp);
 	release_sock(s->sk);
 }
 
@@ -906,11 +911,11 @@ void iw_rx_start(struct iw_qp *iqp, struct socket *s)
  * process context) at two points, with the Terminate in between (see
  * terminate.c for the whole path):
  *
- *  - iw_rx_drain() while the socket's callbacks are still ours: a FIN
+ *  - iwarp_rx_drain() while the socket's callbacks are still ours: a FIN
  *    may come with the last data, and the close work may run before
  *    data_ready did. A fault found there queues its Terminate in time
  *    for the close work to send it.
- *  - iw_rx_flush() once rx cannot run any more (callbacks given back)
+ *  - iwarp_rx_flush() once rx cannot run any more (callbacks given back)
  *    and the Terminate, if any, is out: rx gives back what it held.
  *
  * One call cannot do both: the drain must come before the close work
@@ -925,11 +930,11 @@ void iw_rx_start(struct iw_qp *iqp, struct socket *s)
  * socket lock is taken either way: its release runs the backlog, rx
  * included, before the callbacks go.
  */
-void iw_rx_drain(struct iw_qp *iqp, struct sock *sk, bool read)
+void iwarp_rx_drain(struct iwarp_qp *iqp, struct sock *sk, bool read)
 {
 	lock_sock(sk);
 	if (read && READ_ONCE(iqp->qp->state) != IB_QPS_ERR)
-		iw_rx_read_sock(sk, iqp);
+		iwarp_rx_read_sock(sk, iqp);
 	release_sock(sk);
 }
 
@@ -938,12 +943,12 @@ void iw_rx_drain(struct iw_qp *iqp, struct sock *sk, bool read)
  * flushed, and rx places nothing more (not even the rest of a READ
  * response) until a reset.
  */
-void iw_rx_flush(struct iw_qp *iqp)
+void iwarp_rx_flush(struct iwarp_qp *iqp)
 {
-	struct iw_rx *rx = &iqp->rx;
+	struct iwarp_rx *rx = &iqp->rx;
 
 	srdma_recv_flush(iqp->qp, &rx->recv);
 	rx->rd_active = false;
-	rx->state = IW_RX_DEAD;
-	iw_rx_release(iqp);
+	rx->state = IWARP_RX_DEAD;
+	iwarp_rx_release(iqp);
 }

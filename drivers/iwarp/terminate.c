@@ -4,29 +4,29 @@
  * access error. Queuing one and sending it happen in different contexts
  * and files; this is the whole path:
  *
- *  1. rx (__iw_rx_fail: a bad FPDU, softirq under the socket lock) or
+ *  1. rx (__iwarp_rx_fail: a bad FPDU, softirq under the socket lock) or
  *     tx (a Read Response whose source STag fails its check as the FPDU
- *     is built, under tx_mutex) calls iw_terminate(), here: it records
+ *     is built, under tx_mutex) calls iwarp_terminate(), here: it records
  *     the Terminate in the QP and moves the QP to ERR. Neither caller
  *     may write it to the socket then: rx may run in softirq, and tx may
  *     have an FPDU half out.
  *  2. srdma_qp_error() (core) calls the transport's qp_error hook,
- *     iw_qp_error() (iwarp.c), which queues the endpoint's close work
+ *     iwarp_qp_error() (iwarp.c), which queues the endpoint's close work
  *     (cm.c), asking for no reset while a Terminate is pending.
- *  3. The close work (iw_close_work, cm.c), in process context:
- *     iw_rx_drain() (rx.c) reads nothing more for a QP in ERR; in a
+ *  3. The close work (iwarp_close_work, cm.c), in process context:
+ *     iwarp_rx_drain() (rx.c) reads nothing more for a QP in ERR; in a
  *     graceful close it reads the last bytes, and a fault found there
  *     queues its Terminate as in step 1, for this close to send. The
  *     socket gets its callbacks back, so rx cannot run again, and
- *     iw_close_stop_tx() waits for tx to be done with the socket and
- *     takes the pending Terminate. iw_close_terminate() has
- *     iw_tx_terminate() (tx.c) finish the FPDU that may be half sent
+ *     iwarp_close_stop_tx() waits for tx to be done with the socket and
+ *     takes the pending Terminate. iwarp_close_terminate() has
+ *     iwarp_tx_terminate() (tx.c) finish the FPDU that may be half sent
  *     and send the Terminate with the other FPDUs' framing, unless the
- *     peer closed its side. Then iw_rx_flush() (rx.c) flushes the
+ *     peer closed its side. Then iwarp_rx_flush() (rx.c) flushes the
  *     receive rx held, srdma_qp_closed() the rest, and the socket
  *     closes with a FIN so the Terminate reaches the peer.
  *
- * iw_terminate() serves rx and tx alike and belongs to neither, hence a
+ * iwarp_terminate() serves rx and tx alike and belongs to neither, hence a
  * file of its own; the FPDU that carries it is built in tx.c, with the
  * others.
  */
@@ -38,8 +38,8 @@
  * from its MPA length field, quoted back (0: none). Only the first
  * Terminate of a connection is kept. Any context but hard interrupt.
  */
-void iw_terminate(struct iw_qp *iqp, u8 layer, u8 etype, u8 code,
-		  const u8 *hdr, u32 hdr_len)
+void iwarp_terminate(struct iwarp_qp *iqp, u8 layer, u8 etype, u8 code,
+		     const u8 *hdr, u32 hdr_len)
 {
 	u32 ctrl = (u32)layer << TERM_LAYER_SHIFT |
 		   (u32)etype << TERM_ETYPE_SHIFT |

@@ -22,39 +22,40 @@
 #include "trace.h"
 
 /*
- * Free transmit buffers, one list per size (IW_TX_BUF_MIN to
- * IW_TX_BUF_SIZE, powers of two), kept so that a busy QP's run pays for
+ * Free transmit buffers, one list per size (IWARP_TX_BUF_MIN to
+ * IWARP_TX_BUF_SIZE, powers of two), kept so that a busy QP's run pays for
  * a short spinlock, not an allocation of up to 64 KiB. Each list keeps
- * at most IW_TX_POOL_BYTES; more go back to the allocator. Only process
+ * at most IWARP_TX_POOL_BYTES; more go back to the allocator. Only process
  * context (tx_mutex holders) takes or gives, so a plain spinlock does.
  */
-#define IW_TX_POOL_LISTS	(ilog2(IW_TX_BUF_SIZE) - ilog2(IW_TX_BUF_MIN) + 1)
-#define IW_TX_POOL_BYTES	(256 * 1024)
+#define IWARP_TX_POOL_LISTS \
+	(ilog2(IWARP_TX_BUF_SIZE) - ilog2(IWARP_TX_BUF_MIN) + 1)
+#define IWARP_TX_POOL_BYTES	(256 * 1024)
 
-struct iw_tx_free {
-	struct iw_tx_free *next;
+struct iwarp_tx_free {
+	struct iwarp_tx_free *next;
 };
 
-static struct iw_tx_pool {
+static struct iwarp_tx_pool {
 	spinlock_t lock;		/* head, count */
-	struct iw_tx_free *head;
+	struct iwarp_tx_free *head;
 	u32 count;
-} iw_tx_pool[IW_TX_POOL_LISTS] = {
-	[0 ... IW_TX_POOL_LISTS - 1] = {
-		.lock = __SPIN_LOCK_UNLOCKED(iw_tx_pool.lock),
+} iwarp_tx_pool[IWARP_TX_POOL_LISTS] = {
+	[0 ... IWARP_TX_POOL_LISTS - 1] = {
+		.lock = __SPIN_LOCK_UNLOCKED(iwarp_tx_pool.lock),
 	},
 };
 
-static struct iw_tx_pool *iw_tx_pool_of(u32 size)
+static struct iwarp_tx_pool *iwarp_tx_pool_of(u32 size)
 {
-	return &iw_tx_pool[ilog2(size) - ilog2(IW_TX_BUF_MIN)];
+	return &iwarp_tx_pool[ilog2(size) - ilog2(IWARP_TX_BUF_MIN)];
 }
 
 /* A buffer of @size bytes, or NULL. Process context. */
-static void *iw_tx_pool_get(u32 size)
+static void *iwarp_tx_pool_get(u32 size)
 {
-	struct iw_tx_pool *p = iw_tx_pool_of(size);
-	struct iw_tx_free *f;
+	struct iwarp_tx_pool *p = iwarp_tx_pool_of(size);
+	struct iwarp_tx_free *f;
 	unsigned int noio;
 	void *buf;
 
@@ -79,14 +80,14 @@ static void *iw_tx_pool_get(u32 size)
 	return buf;
 }
 
-static void iw_tx_pool_put(void *buf, u32 size)
+static void iwarp_tx_pool_put(void *buf, u32 size)
 {
-	struct iw_tx_pool *p = iw_tx_pool_of(size);
-	struct iw_tx_free *f = buf;
+	struct iwarp_tx_pool *p = iwarp_tx_pool_of(size);
+	struct iwarp_tx_free *f = buf;
 	bool kept = false;
 
 	spin_lock(&p->lock);
-	if ((p->count + 1) * size <= IW_TX_POOL_BYTES) {
+	if ((p->count + 1) * size <= IWARP_TX_POOL_BYTES) {
 		f->next = p->head;
 		p->head = f;
 		p->count++;
@@ -98,13 +99,13 @@ static void iw_tx_pool_put(void *buf, u32 size)
 }
 
 /* Module exit, every QP gone: free what the lists keep. */
-void iw_tx_pool_drain(void)
+void iwarp_tx_pool_drain(void)
 {
 	u32 i;
 
-	for (i = 0; i < IW_TX_POOL_LISTS; i++) {
-		struct iw_tx_pool *p = &iw_tx_pool[i];
-		struct iw_tx_free *f;
+	for (i = 0; i < IWARP_TX_POOL_LISTS; i++) {
+		struct iwarp_tx_pool *p = &iwarp_tx_pool[i];
+		struct iwarp_tx_free *f;
 
 		spin_lock(&p->lock);
 		f = p->head;
@@ -112,7 +113,7 @@ void iw_tx_pool_drain(void)
 		p->count = 0;
 		spin_unlock(&p->lock);
 		while (f) {
-			struct iw_tx_free *next = f->next;
+			struct iwarp_tx_free *next = f->next;
 
 			kvfree(f);
 			f = next;
@@ -121,37 +122,37 @@ void iw_tx_pool_drain(void)
 }
 
 /* Take a buffer for a run that has bytes to build; false without one. */
-static bool iw_tx_buf_take(struct iw_qp *iqp)
+static bool iwarp_tx_buf_take(struct iwarp_qp *iqp)
 {
 	lockdep_assert_held(&iqp->tx_mutex);
 	if (!iqp->tx_buf)
-		iqp->tx_buf = iw_tx_pool_get(iqp->tx_buf_size);
+		iqp->tx_buf = iwarp_tx_pool_get(iqp->tx_buf_size);
 	return iqp->tx_buf;
 }
 
 /* Give the buffer back once TCP has taken every byte in it. */
-static void iw_tx_buf_give(struct iw_qp *iqp)
+static void iwarp_tx_buf_give(struct iwarp_qp *iqp)
 {
 	lockdep_assert_held(&iqp->tx_mutex);
 	if (!iqp->tx_buf || iqp->tx_len)
 		return;
-	iw_tx_pool_put(iqp->tx_buf, iqp->tx_buf_size);
+	iwarp_tx_pool_put(iqp->tx_buf, iqp->tx_buf_size);
 	iqp->tx_buf = NULL;
 }
 
 /* Room one more FPDU of @max_payload needs in the buffer, at worst. */
-static u32 iw_fpdu_room_for(u32 max_payload)
+static u32 iwarp_fpdu_room_for(u32 max_payload)
 {
-	return max_payload + IW_MAX_HDR + 3 + MPA_CRC_SIZE;
+	return max_payload + IWARP_MAX_HDR + 3 + MPA_CRC_SIZE;
 }
 
-static u32 iw_fpdu_room(struct iw_qp *iqp)
+static u32 iwarp_fpdu_room(struct iwarp_qp *iqp)
 {
-	return iw_fpdu_room_for(iqp->max_payload);
+	return iwarp_fpdu_room_for(iqp->max_payload);
 }
 
 /* Start an FPDU in the buffer: returns where its ULPDU begins. */
-static u8 *iw_fpdu_begin(struct iw_qp *iqp)
+static u8 *iwarp_fpdu_begin(struct iwarp_qp *iqp)
 {
 	return iqp->tx_buf + iqp->tx_len + MPA_LEN_SIZE;
 }
@@ -161,7 +162,7 @@ static u8 *iw_fpdu_begin(struct iw_qp *iqp)
  * field, zero pad and the CRC32c (or zero without @crc). Returns the
  * length of the whole FPDU.
  */
-u32 iw_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc)
+u32 iwarp_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc)
 {
 	u32 len = MPA_LEN_SIZE + ulpdu_len + mpa_pad(ulpdu_len);
 
@@ -172,17 +173,17 @@ u32 iw_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc)
 }
 
 /* Length, pad and CRC around the @ulpdu_len bytes just written. */
-static void iw_fpdu_end(struct iw_qp *iqp, u32 ulpdu_len)
+static void iwarp_fpdu_end(struct iwarp_qp *iqp, u32 ulpdu_len)
 {
 	u8 *start = iqp->tx_buf + iqp->tx_len;
 
-	iqp->tx_len += iw_fpdu_seal(start, ulpdu_len, iqp->conn.crc);
+	iqp->tx_len += iwarp_fpdu_seal(start, ulpdu_len, iqp->conn.crc);
 	trace_srdma_iw_tx(&iqp->qp->ibqp, start + MPA_LEN_SIZE, ulpdu_len);
 	srdma_count_pkt(iqp->qp, true, ulpdu_len);
 }
 
-static void iw_untagged(struct ddp_untagged_hdr *h, u8 op, bool last,
-			u32 qn, u32 msn, u32 mo, u32 ulp)
+static void iwarp_untagged(struct ddp_untagged_hdr *h, u8 op, bool last,
+			   u32 qn, u32 msn, u32 mo, u32 ulp)
 {
 	h->ddp = DDP_VERSION | (last ? DDP_LAST : 0);
 	h->rdmap = RDMAP_VERSION | op;
@@ -192,8 +193,8 @@ static void iw_untagged(struct ddp_untagged_hdr *h, u8 op, bool last,
 	h->mo = cpu_to_be32(mo);
 }
 
-static void iw_tagged(struct ddp_tagged_hdr *h, u8 op, bool last, u32 stag,
-		      u64 to)
+static void iwarp_tagged(struct ddp_tagged_hdr *h, u8 op, bool last, u32 stag,
+			 u64 to)
 {
 	h->ddp = DDP_TAGGED | DDP_VERSION | (last ? DDP_LAST : 0);
 	h->rdmap = RDMAP_VERSION | op;
@@ -201,7 +202,7 @@ static void iw_tagged(struct ddp_tagged_hdr *h, u8 op, bool last, u32 stag,
 	h->to = cpu_to_be64(to);
 }
 
-static u8 iw_send_opcode(const struct srdma_swqe *w)
+static u8 iwarp_send_opcode(const struct srdma_swqe *w)
 {
 	bool se = w->wr.send_flags & IB_SEND_SOLICITED;
 
@@ -211,24 +212,25 @@ static u8 iw_send_opcode(const struct srdma_swqe *w)
 }
 
 /* One FPDU of a SEND or WRITE; returns a WC status. */
-static enum ib_wc_status iw_tx_data(struct iw_qp *iqp, struct srdma_swqe *w)
+static enum ib_wc_status iwarp_tx_data(struct iwarp_qp *iqp,
+				       struct srdma_swqe *w)
 {
 	struct srdma_qp *qp = iqp->qp;
 	bool write = w->wr.opcode == IB_WR_RDMA_WRITE;
 	u32 n = min(w->length - w->sent, iqp->max_payload);
 	bool last = w->sent + n == w->length;
-	u8 *p = iw_fpdu_begin(iqp);
+	u8 *p = iwarp_fpdu_begin(iqp);
 	u32 hlen;
 
 	if (write) {
-		iw_tagged((void *)p, RDMAP_WRITE, last, w->wr.wr.rdma.rkey,
-			  w->wr.wr.rdma.remote_addr + w->sent);
+		iwarp_tagged((void *)p, RDMAP_WRITE, last, w->wr.wr.rdma.rkey,
+			     w->wr.wr.rdma.remote_addr + w->sent);
 		hlen = sizeof(struct ddp_tagged_hdr);
 	} else {
-		iw_untagged((void *)p, iw_send_opcode(w), last, DDP_QN_SEND,
-			    iqp->msn_send, w->sent,
-			    w->wr.opcode == IB_WR_SEND_WITH_INV ?
-			    w->wr.ex.invalidate_rkey : 0);
+		iwarp_untagged((void *)p, iwarp_send_opcode(w), last,
+			       DDP_QN_SEND, iqp->msn_send, w->sent,
+			       w->wr.opcode == IB_WR_SEND_WITH_INV ?
+			       w->wr.ex.invalidate_rkey : 0);
 		hlen = sizeof(struct ddp_untagged_hdr);
 	}
 	if (w->inline_data) {
@@ -237,20 +239,20 @@ static enum ib_wc_status iw_tx_data(struct iw_qp *iqp, struct srdma_swqe *w)
 					SRDMA_FROM_MEM)) {
 		return IB_WC_LOC_PROT_ERR;
 	}
-	iw_fpdu_end(iqp, hlen + n);
+	iwarp_fpdu_end(iqp, hlen + n);
 	w->sent += n;
 	if (last && !write)
 		iqp->msn_send++;
 	return IB_WC_SUCCESS;
 }
 
-static void iw_tx_read_req(struct iw_qp *iqp, struct srdma_swqe *w)
+static void iwarp_tx_read_req(struct iwarp_qp *iqp, struct srdma_swqe *w)
 {
-	u8 *p = iw_fpdu_begin(iqp);
+	u8 *p = iwarp_fpdu_begin(iqp);
 	struct rdmap_read_req *rr = (void *)(p + sizeof(struct ddp_untagged_hdr));
 
-	iw_untagged((void *)p, RDMAP_READ_REQ, true, DDP_QN_READ_REQ,
-		    iqp->msn_rreq++, 0, 0);
+	iwarp_untagged((void *)p, RDMAP_READ_REQ, true, DDP_QN_READ_REQ,
+		       iqp->msn_rreq++, 0, 0);
 	/* responses are placed by our orq, not by this STag; it is echoed */
 	rr->sink_stag = cpu_to_be32(w->num_sge ? w->sge[0].lkey : 0);
 	rr->sink_to = cpu_to_be64(w->num_sge ? w->sge[0].addr : 0);
@@ -258,18 +260,18 @@ static void iw_tx_read_req(struct iw_qp *iqp, struct srdma_swqe *w)
 	rr->src_stag = cpu_to_be32(w->wr.wr.rdma.rkey);
 	rr->src_to = cpu_to_be64(w->wr.wr.rdma.remote_addr);
 	trace_srdma_iw_read_req(&iqp->qp->ibqp, true, rr);
-	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*rr));
+	iwarp_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*rr));
 }
 
-static void iw_tx_atomic_req(struct iw_qp *iqp, struct srdma_swqe *w)
+static void iwarp_tx_atomic_req(struct iwarp_qp *iqp, struct srdma_swqe *w)
 {
-	u8 *p = iw_fpdu_begin(iqp);
+	u8 *p = iwarp_fpdu_begin(iqp);
 	struct rdmap_atomic_req *a = (void *)(p + sizeof(struct ddp_untagged_hdr));
-	struct iw_swqe *iws = to_iwswqe(w);
+	struct iwarp_swqe *iws = to_iwswqe(w);
 	bool cas = w->wr.opcode == IB_WR_ATOMIC_CMP_AND_SWP;
 
-	iw_untagged((void *)p, RDMAP_ATOMIC_REQ, true, DDP_QN_READ_REQ,
-		    iqp->msn_rreq++, 0, 0);
+	iwarp_untagged((void *)p, RDMAP_ATOMIC_REQ, true, DDP_QN_READ_REQ,
+		       iqp->msn_rreq++, 0, 0);
 	/* the response echoes it */
 	iws->atomic_req_id = iqp->next_req_id++;
 	a->opcode = cpu_to_be32(cas ? RDMAP_ATOMIC_CMP_SWAP :
@@ -288,13 +290,13 @@ static void iw_tx_atomic_req(struct iw_qp *iqp, struct srdma_swqe *w)
 		a->compare = 0;
 		a->compare_mask = cpu_to_be64(~0ULL);
 	}
-	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*a));
+	iwarp_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*a));
 }
 
 /* One FPDU of the oldest response we owe; false if we owe none. */
-static bool iw_tx_response(struct iw_qp *iqp)
+static bool iwarp_tx_response(struct iwarp_qp *iqp)
 {
-	struct iw_rresp *r;
+	struct iwarp_rresp *r;
 	bool last;
 	int err;
 	u8 *p;
@@ -302,27 +304,28 @@ static bool iw_tx_response(struct iw_qp *iqp)
 
 	spin_lock_bh(&iqp->lock);
 	r = iqp->ird_head != iqp->ird_tail ?
-	    iw_ird_at(iqp, iqp->ird_head) : NULL;
+	    iwarp_ird_at(iqp, iqp->ird_head) : NULL;
 	spin_unlock_bh(&iqp->lock);
 	if (!r)
 		return false;
 
-	p = iw_fpdu_begin(iqp);
+	p = iwarp_fpdu_begin(iqp);
 	if (r->atomic) {
 		struct rdmap_atomic_resp *a =
 			(void *)(p + sizeof(struct ddp_untagged_hdr));
 
-		iw_untagged((void *)p, RDMAP_ATOMIC_RESP, true,
-			    DDP_QN_ATOMIC_RESP, iqp->msn_aresp++, 0, 0);
+		iwarp_untagged((void *)p, RDMAP_ATOMIC_RESP, true,
+			       DDP_QN_ATOMIC_RESP, iqp->msn_aresp++, 0, 0);
 		a->req_id = cpu_to_be32(r->req_id);
 		a->orig = cpu_to_be64(r->orig);
-		iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) + sizeof(*a));
+		iwarp_fpdu_end(iqp,
+			       sizeof(struct ddp_untagged_hdr) + sizeof(*a));
 		last = true;
 	} else {
 		n = min(r->size - r->sent, iqp->max_payload);
 		last = r->sent + n == r->size;
-		iw_tagged((void *)p, RDMAP_READ_RESP, last, r->sink_stag,
-			  r->sink_to + r->sent);
+		iwarp_tagged((void *)p, RDMAP_READ_RESP, last, r->sink_stag,
+			     r->sink_to + r->sent);
 		/*
 		 * The Read Request's check was long ago: the key may have
 		 * been invalidated, deregistered or re-registered with less
@@ -334,11 +337,12 @@ static bool iw_tx_response(struct iw_qp *iqp)
 					  IB_ACCESS_REMOTE_READ,
 					  SRDMA_FROM_MEM) : 0;
 		if (err) {
-			iw_terminate(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
-				     iw_rdmap_key_code(err), NULL, 0);
+			iwarp_terminate(iqp, TERM_LAYER_RDMAP,
+					TERM_RDMAP_PROTECTION,
+					iwarp_rdmap_key_code(err), NULL, 0);
 			return false;
 		}
-		iw_fpdu_end(iqp, sizeof(struct ddp_tagged_hdr) + n);
+		iwarp_fpdu_end(iqp, sizeof(struct ddp_tagged_hdr) + n);
 		r->sent += n;
 	}
 	if (last) {
@@ -352,14 +356,14 @@ static bool iw_tx_response(struct iw_qp *iqp)
 	return true;
 }
 
-static bool iw_is_data(u32 opcode)
+static bool iwarp_is_data(u32 opcode)
 {
 	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_INV ||
 	       opcode == IB_WR_RDMA_WRITE;
 }
 
 /* Put the next piece of the send queue in the buffer; false if none. */
-static bool iw_tx_sq(struct iw_qp *iqp)
+static bool iwarp_tx_sq(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	enum ib_wc_status status = IB_WC_SUCCESS;
@@ -405,7 +409,7 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_WRITE:
-		status = iw_tx_data(iqp, w);
+		status = iwarp_tx_data(iqp, w);
 		if (status == IB_WC_SUCCESS && w->sent < w->length)
 			return true;
 		break;
@@ -413,7 +417,7 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 	case IB_WR_RDMA_READ_WITH_INV:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if ((!iw_wr_is_read(w->wr.opcode) && !iqp->conn.atomics) ||
+		if ((!iwarp_wr_is_read(w->wr.opcode) && !iqp->conn.atomics) ||
 		    !iqp->conn.ord) {
 			status = IB_WC_LOC_QP_OP_ERR;	/* the peer serves none */
 			break;
@@ -424,13 +428,13 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 			spin_unlock_bh(&iqp->lock);
 			return false;	/* rx kicks us when one returns */
 		}
-		*iw_orq_at(iqp, iqp->orq_tail) = iqp->tx_idx;
+		*iwarp_orq_at(iqp, iqp->orq_tail) = iqp->tx_idx;
 		iqp->orq_tail++;
 		spin_unlock_bh(&iqp->lock);
-		if (iw_wr_is_read(w->wr.opcode))
-			iw_tx_read_req(iqp, w);
+		if (iwarp_wr_is_read(w->wr.opcode))
+			iwarp_tx_read_req(iqp, w);
 		else
-			iw_tx_atomic_req(iqp, w);
+			iwarp_tx_atomic_req(iqp, w);
 		break;
 	default:
 		status = IB_WC_LOC_QP_OP_ERR;	/* no immediate data on iWARP */
@@ -446,7 +450,7 @@ static bool iw_tx_sq(struct iw_qp *iqp)
 }
 
 /* The buffer went out whole: SENDs and WRITEs in it are complete. */
-static void iw_tx_complete(struct iw_qp *iqp)
+static void iwarp_tx_complete(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 
@@ -459,7 +463,7 @@ static void iw_tx_complete(struct iw_qp *iqp)
 		 * a newer WQE by now.
 		 */
 		if ((s32)(iqp->tx_complete - READ_ONCE(qp->sq_cons)) >= 0 &&
-		    iw_is_data(w->wr.opcode) && w->state != SRDMA_WQE_DONE)
+		    iwarp_is_data(w->wr.opcode) && w->state != SRDMA_WQE_DONE)
 			srdma_sq_wqe_done(qp, w, IB_WC_SUCCESS);
 		iqp->tx_complete++;
 	}
@@ -472,8 +476,8 @@ static void iw_tx_complete(struct iw_qp *iqp)
  * progress on every send and would otherwise hold us for as long as it
  * likes.
  */
-static int iw_tx_push(struct iw_qp *iqp, struct socket *s,
-		      const unsigned long *deadline)
+static int iwarp_tx_push(struct iwarp_qp *iqp, struct socket *s,
+			 const unsigned long *deadline)
 {
 	while (iqp->tx_off < iqp->tx_len) {
 		struct kvec iov = {
@@ -505,7 +509,7 @@ static int iw_tx_push(struct iw_qp *iqp, struct socket *s,
 }
 
 /* Anything to build FPDUs for: responses owed or WQEs not yet sent. */
-static bool iw_tx_has_work(struct iw_qp *iqp)
+static bool iwarp_tx_has_work(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	bool owed;
@@ -526,28 +530,28 @@ static bool iw_tx_has_work(struct iw_qp *iqp)
  * Build FPDUs while the buffer has room. Returns false when there was
  * work but no buffer to build it in; nothing is lost, it stays queued.
  */
-static bool iw_tx_fill(struct iw_qp *iqp)
+static bool iwarp_tx_fill(struct iwarp_qp *iqp)
 {
 	if (!iqp->tx_buf) {
-		if (!iw_tx_has_work(iqp))
+		if (!iwarp_tx_has_work(iqp))
 			return true;
-		if (!iw_tx_buf_take(iqp))
+		if (!iwarp_tx_buf_take(iqp))
 			return false;
 	}
-	while (iqp->tx_buf_size - iqp->tx_len >= iw_fpdu_room(iqp)) {
-		if (iw_tx_response(iqp))
+	while (iqp->tx_buf_size - iqp->tx_len >= iwarp_fpdu_room(iqp)) {
+		if (iwarp_tx_response(iqp))
 			continue;
-		if (!iw_tx_sq(iqp))
+		if (!iwarp_tx_sq(iqp))
 			break;
 	}
 	return true;
 }
 
 /* SQD: once everything queued is out, send our FIN. */
-static void iw_tx_maybe_fin(struct iw_qp *iqp, struct socket *s)
+static void iwarp_tx_maybe_fin(struct iwarp_qp *iqp, struct socket *s)
 {
 	struct srdma_qp *qp = iqp->qp;
-	struct iw_ep *ep = NULL;
+	struct iwarp_ep *ep = NULL;
 
 	if (!READ_ONCE(iqp->draining) || iqp->fin_sent)
 		return;
@@ -567,15 +571,15 @@ static void iw_tx_maybe_fin(struct iw_qp *iqp, struct socket *s)
 		return;
 	iqp->fin_sent = true;
 	kernel_sock_shutdown(s, SHUT_WR);
-	iw_ep_drain(ep);
-	iw_ep_put(ep);
+	iwarp_ep_drain(ep);
+	iwarp_ep_put(ep);
 }
 
 /*
  * Push and refill until the socket is full or nothing is left. @worker:
  * the tx work runs it, not a poster.
  */
-static void iw_tx_run(struct iw_qp *iqp, bool worker)
+static void iwarp_tx_run(struct iwarp_qp *iqp, bool worker)
 {
 	struct socket *s;
 	int rounds, rc;
@@ -588,15 +592,15 @@ static void iw_tx_run(struct iw_qp *iqp, bool worker)
 		return;
 
 	for (rounds = 0; rounds < 16; rounds++) {
-		rc = iw_tx_push(iqp, s, NULL);
+		rc = iwarp_tx_push(iqp, s, NULL);
 		if (rc == -EAGAIN)
 			return;		/* write_space brings us back */
 		if (rc) {
 			srdma_qp_error(iqp->qp);
 			return;
 		}
-		iw_tx_complete(iqp);
-		if (!iw_tx_fill(iqp)) {
+		iwarp_tx_complete(iqp);
+		if (!iwarp_tx_fill(iqp)) {
 			/*
 			 * No memory for a buffer, and nothing built: the
 			 * poster (whose allocation a fatal signal may have
@@ -605,7 +609,7 @@ static void iw_tx_run(struct iw_qp *iqp, bool worker)
 			 * rather than spin on the allocator.
 			 */
 			if (!worker) {
-				iw_tx_kick(iqp);
+				iwarp_tx_kick(iqp);
 				return;
 			}
 			pr_warn_ratelimited("QP %u: no memory to transmit\n",
@@ -614,24 +618,24 @@ static void iw_tx_run(struct iw_qp *iqp, bool worker)
 			return;
 		}
 		if (!iqp->tx_len) {
-			iw_tx_buf_give(iqp);
-			iw_tx_maybe_fin(iqp, s);
+			iwarp_tx_buf_give(iqp);
+			iwarp_tx_maybe_fin(iqp, s);
 			return;
 		}
 	}
-	iw_tx_kick(iqp);		/* let other QPs have the worker */
+	iwarp_tx_kick(iqp);		/* let other QPs have the worker */
 }
 
-void iw_tx_work(struct work_struct *work)
+void iwarp_tx_work(struct work_struct *work)
 {
-	struct iw_qp *iqp = container_of(work, struct iw_qp, tx_work);
+	struct iwarp_qp *iqp = container_of(work, struct iwarp_qp, tx_work);
 
 	mutex_lock(&iqp->tx_mutex);
-	iw_tx_run(iqp, true);
+	iwarp_tx_run(iqp, true);
 	mutex_unlock(&iqp->tx_mutex);
 }
 
-void iw_tx_kick(struct iw_qp *iqp)
+void iwarp_tx_kick(struct iwarp_qp *iqp)
 {
 	queue_work(srdma_unbound_wq, &iqp->tx_work);
 }
@@ -641,7 +645,7 @@ void iw_tx_kick(struct iw_qp *iqp)
  * sleep, which saves a hop to a worker that a busy CPU can delay by a
  * whole time slice; otherwise (or when tx is busy) leave it to the work.
  */
-void iw_tx_post(struct iw_qp *iqp)
+void iwarp_tx_post(struct iwarp_qp *iqp)
 {
 	/*
 	 * Only a user doorbell (a syscall holding nothing) sends directly: a
@@ -650,22 +654,22 @@ void iw_tx_post(struct iw_qp *iqp)
 	 */
 	if (iqp->qp->is_user && preemptible() &&
 	    mutex_trylock(&iqp->tx_mutex)) {
-		iw_tx_run(iqp, false);
+		iwarp_tx_run(iqp, false);
 		mutex_unlock(&iqp->tx_mutex);
 		return;
 	}
-	iw_tx_kick(iqp);
+	iwarp_tx_kick(iqp);
 }
 
-void iw_tx_write_space(struct sock *sk)
+void iwarp_tx_write_space(struct sock *sk)
 {
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = sk->sk_user_data;
 	if (ep && ep->qp && sk_stream_is_writeable(sk)) {
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		iw_tx_kick(to_iwqp(ep->qp));
+		iwarp_tx_kick(to_iwqp(ep->qp));
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -676,38 +680,38 @@ void iw_tx_write_space(struct sock *sk)
  * connection has no buffer: without memory for one it ends without the
  * Terminate, as it does when the Terminate cannot be sent.
  */
-int iw_tx_terminate(struct iw_qp *iqp, struct socket *s)
+int iwarp_tx_terminate(struct iwarp_qp *iqp, struct socket *s)
 {
 	/* the whole of it, half an FPDU included, gets one second */
-	unsigned long deadline = jiffies + IW_TERM_TIMEOUT;
+	unsigned long deadline = jiffies + IWARP_TERM_TIMEOUT;
 	u8 *p;
 	int err;
 
 	mutex_lock(&iqp->tx_mutex);
-	err = iw_tx_push(iqp, s, &deadline);
+	err = iwarp_tx_push(iqp, s, &deadline);
 	if (err)
 		goto out;
-	if (!iw_tx_buf_take(iqp)) {
+	if (!iwarp_tx_buf_take(iqp)) {
 		err = -ENOMEM;
 		goto out;
 	}
-	p = iw_fpdu_begin(iqp);
-	iw_untagged((void *)p, RDMAP_TERMINATE, true, DDP_QN_TERMINATE,
-		    iqp->msn_term++, 0, 0);
+	p = iwarp_fpdu_begin(iqp);
+	iwarp_untagged((void *)p, RDMAP_TERMINATE, true, DDP_QN_TERMINATE,
+		       iqp->msn_term++, 0, 0);
 	p += sizeof(struct ddp_untagged_hdr);
 	put_unaligned_be32(iqp->term_ctrl, p);
 	memcpy(p + sizeof(struct rdmap_term), iqp->term_hdr,
 	       iqp->term_hdr_len);
-	iw_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) +
+	iwarp_fpdu_end(iqp, sizeof(struct ddp_untagged_hdr) +
 		    sizeof(struct rdmap_term) + iqp->term_hdr_len);
-	err = iw_tx_push(iqp, s, &deadline);
+	err = iwarp_tx_push(iqp, s, &deadline);
 out:
 	mutex_unlock(&iqp->tx_mutex);
 	return err;
 }
 
 /* A power-of-two ring of at least @n (at least one) entries, zeroed. */
-static void *iw_ring_alloc(u32 n, size_t size, u32 *mask)
+static void *iwarp_ring_alloc(u32 n, size_t size, u32 *mask)
 {
 	n = roundup_pow_of_two(max_t(u32, n, 1));
 	*mask = n - 1;
@@ -716,8 +720,8 @@ static void *iw_ring_alloc(u32 n, size_t size, u32 *mask)
 
 /*
  * Before @ep attaches (process context, rx and tx quiet): size what the
- * connection needs. The buffer FPDUs are built in holds IW_TX_BUF_FPDUS
- * of them (a power of two, IW_TX_BUF_MIN to IW_TX_BUF_SIZE): 16 KiB for
+ * connection needs. The buffer FPDUs are built in holds IWARP_TX_BUF_FPDUS
+ * of them (a power of two, IWARP_TX_BUF_MIN to IWARP_TX_BUF_SIZE): 16 KiB for
  * the MSS of a 1500-byte MTU, 64 KiB from an MSS of about 4 KiB up; runs
  * take it when they have bytes to send.
  *
@@ -727,27 +731,28 @@ static void *iw_ring_alloc(u32 n, size_t size, u32 *mask)
  * learnt our IRD, so that ring keeps room for the most we ever serve.
  * The rings only grow (a QP rarely connects twice) and go with the QP.
  */
-int iw_tx_prepare(struct iw_qp *iqp, const struct iw_ep *ep, u32 max_payload)
+int iwarp_tx_prepare(struct iwarp_qp *iqp, const struct iwarp_ep *ep,
+		     u32 max_payload)
 {
-	u32 size = roundup_pow_of_two(IW_TX_BUF_FPDUS *
-				      iw_fpdu_room_for(max_payload));
-	u32 ird = ep->enhanced ? ep->conn.ird : IW_MAX_IRD;
-	struct iw_rresp *ird_ring = NULL;
+	u32 size = roundup_pow_of_two(IWARP_TX_BUF_FPDUS *
+				      iwarp_fpdu_room_for(max_payload));
+	u32 ird = ep->enhanced ? ep->conn.ird : IWARP_MAX_IRD;
+	struct iwarp_rresp *ird_ring = NULL;
 	u32 *orq_ring = NULL;
 	u32 ird_mask = 0, orq_mask = 0;
 
-	BUILD_BUG_ON(IW_MAX_FPDU + IW_MAX_HDR + 3 + MPA_CRC_SIZE >
-		     IW_TX_BUF_SIZE);
-	BUILD_BUG_ON(!is_power_of_2(IW_TX_BUF_MIN) ||
-		     !is_power_of_2(IW_TX_BUF_SIZE));
+	BUILD_BUG_ON(IWARP_MAX_FPDU + IWARP_MAX_HDR + 3 + MPA_CRC_SIZE >
+		     IWARP_TX_BUF_SIZE);
+	BUILD_BUG_ON(!is_power_of_2(IWARP_TX_BUF_MIN) ||
+		     !is_power_of_2(IWARP_TX_BUF_SIZE));
 	if (!iqp->orq || iqp->orq_mask + 1 < ep->conn.ord) {
-		orq_ring = iw_ring_alloc(ep->conn.ord, sizeof(*orq_ring),
-					 &orq_mask);
+		orq_ring = iwarp_ring_alloc(ep->conn.ord, sizeof(*orq_ring),
+					    &orq_mask);
 		if (!orq_ring)
 			return -ENOMEM;
 	}
 	if (!iqp->ird || iqp->ird_mask + 1 < ird) {
-		ird_ring = iw_ring_alloc(ird, sizeof(*ird_ring), &ird_mask);
+		ird_ring = iwarp_ring_alloc(ird, sizeof(*ird_ring), &ird_mask);
 		if (!ird_ring) {
 			kfree(orq_ring);
 			return -ENOMEM;
@@ -757,7 +762,8 @@ int iw_tx_prepare(struct iw_qp *iqp, const struct iw_ep *ep, u32 max_payload)
 	mutex_lock(&iqp->tx_mutex);
 	/* a detach gave back the last connection's buffer */
 	WARN_ON_ONCE(iqp->tx_buf);
-	iqp->tx_buf_size = clamp_t(u32, size, IW_TX_BUF_MIN, IW_TX_BUF_SIZE);
+	iqp->tx_buf_size = clamp_t(u32, size, IWARP_TX_BUF_MIN,
+				   IWARP_TX_BUF_SIZE);
 	spin_lock_bh(&iqp->lock);
 	/* detached: both rings are empty, their indices reset at attach */
 	if (orq_ring) {
@@ -776,17 +782,17 @@ int iw_tx_prepare(struct iw_qp *iqp, const struct iw_ep *ep, u32 max_payload)
 }
 
 /* Detached, or destroyed: nothing sends from the buffer any more. */
-void iw_tx_buf_free(struct iw_qp *iqp)
+void iwarp_tx_buf_free(struct iwarp_qp *iqp)
 {
 	mutex_lock(&iqp->tx_mutex);
 	iqp->tx_len = 0;
 	iqp->tx_off = 0;
-	iw_tx_buf_give(iqp);
+	iwarp_tx_buf_give(iqp);
 	mutex_unlock(&iqp->tx_mutex);
 }
 
-/* destroy_qp, after iw_tx_release: the rings go with the QP. */
-void iw_tx_tables_free(struct iw_qp *iqp)
+/* destroy_qp, after iwarp_tx_release: the rings go with the QP. */
+void iwarp_tx_tables_free(struct iwarp_qp *iqp)
 {
 	kfree(iqp->orq);
 	iqp->orq = NULL;
@@ -795,10 +801,10 @@ void iw_tx_tables_free(struct iw_qp *iqp)
 }
 
 /* Drop what the transmit side holds: buffered bytes, owed responses. */
-void iw_tx_release(struct iw_qp *iqp)
+void iwarp_tx_release(struct iwarp_qp *iqp)
 {
 	while (iqp->ird_head != iqp->ird_tail) {
-		struct iw_rresp *r = iw_ird_at(iqp, iqp->ird_head);
+		struct iwarp_rresp *r = iwarp_ird_at(iqp, iqp->ird_head);
 
 		if (r->mem)
 			srdma_mem_put(r->mem);
@@ -809,9 +815,9 @@ void iw_tx_release(struct iw_qp *iqp)
 	iqp->tx_off = 0;
 }
 
-void iw_tx_reset(struct iw_qp *iqp)
+void iwarp_tx_reset(struct iwarp_qp *iqp)
 {
-	iw_tx_release(iqp);
+	iwarp_tx_release(iqp);
 	iqp->ird_head = 0;
 	iqp->ird_tail = 0;
 	iqp->orq_head = 0;

@@ -267,20 +267,20 @@ bool roce_icrc_ok(struct roce_pkt *pkt)
  * netdev it arrived on or, for packets that came over loopback, the one
  * whose netdev holds the destination address. Called under RCU.
  */
-struct srdma_dev *roce_rx_dev(struct srdma_net *snet, struct sk_buff *skb)
+struct srdma_dev *roce_rx_dev(struct roce_net *rnet, struct sk_buff *skb)
 {
 	struct net *net = dev_net(skb->dev);
 	struct net_device *owner = NULL;
 	struct srdma_dev *dev;
 
-	dev = srdma_net_find_dev(snet, skb->dev);
+	dev = roce_net_find_dev(rnet, skb->dev);
 	if (dev)
 		return dev;
 	if (skb->protocol == htons(ETH_P_IP))
 		owner = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
 	else if (skb->protocol == htons(ETH_P_IPV6))
-		owner = srdma_net_find_dev6(snet, &ipv6_hdr(skb)->daddr);
-	return owner ? srdma_net_find_dev(snet, owner) : NULL;
+		owner = roce_net_find_dev6(rnet, &ipv6_hdr(skb)->daddr);
+	return owner ? roce_net_find_dev(rnet, owner) : NULL;
 }
 
 /* RoCEv2 source port: 0xC000 up, a hash of the QP for ECMP entropy. */

@@ -186,7 +186,7 @@ drop:
 	kfree_skb(skb);
 }
 
-int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
+int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 {
 	struct roce_pkt pkt = { .skb = skb };
 	struct srdma_dev *dev;
@@ -195,7 +195,7 @@ int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb)
 	/* the parser and the ICRC want one linear buffer */
 	if (skb_linearize(skb))
 		goto drop;
-	dev = roce_rx_dev(snet, skb);
+	dev = roce_rx_dev(rnet, skb);
 	if (!dev)
 		goto drop;
 	pkt.dev = dev;

@@ -19,12 +19,12 @@ static int srdma_roce_dev_init(struct srdma_dev *dev)
 {
 	roce_cc_dev_init(dev);
 	roce_mcast_init(dev);
-	return srdma_net_attach(dev);
+	return roce_net_attach(dev);
 }
 
 static void srdma_roce_dev_fini(struct srdma_dev *dev)
 {
-	srdma_net_detach(dev);
+	roce_net_detach(dev);
 	roce_mcast_fini(dev);
 }
 
@@ -237,8 +237,8 @@ const struct srdma_transport srdma_roce_transport = {
 	.link_ops = roce_link_types,
 	.ops = &srdma_roce_ops,
 	/* holds UDP 4791 in the initial namespace; fails beside rdma_rxe */
-	.init = srdma_net_init,
-	.exit = srdma_net_exit,
+	.init = roce_net_init,
+	.exit = roce_net_exit,
 	.dev_size = sizeof(struct roce_dev),
 	.node_type = RDMA_NODE_IB_CA,
 	.vendor_part_id = 1,

@@ -21,7 +21,7 @@
 #define SRDMA_MAX_MCAST_GRP	8192
 #define SRDMA_MAX_MCAST_QP_ATTACH 56
 
-struct srdma_net;
+struct roce_net;
 
 /*
  * Congestion control tunables of a device (cc.c; sysfs cc/, documented
@@ -49,8 +49,8 @@ struct roce_cc_tunables {
 /* An sroce device: the core's and RoCE's own state (tp->dev_size). */
 struct roce_dev {
 	struct srdma_dev dev;		/* first: the core allocates it */
-	struct srdma_net *snet;		/* the namespace's UDP socket */
-	struct list_head snet_node;	/* on snet's device list */
+	struct roce_net *rnet;		/* the namespace's UDP socket */
+	struct list_head rnet_node;	/* on rnet's device list */
 	/* multicast groups (mcast.c), read under RCU */
 	struct list_head mcast_groups;
 	struct mutex mcast_lock;	/* changes to the groups */
@@ -309,22 +309,22 @@ struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb);
 bool roce_icrc_ok(struct roce_pkt *pkt);
-struct srdma_dev *roce_rx_dev(struct srdma_net *snet, struct sk_buff *skb);
+struct srdma_dev *roce_rx_dev(struct roce_net *rnet, struct sk_buff *skb);
 
 /* socket.c APIs: */
-int srdma_net_init(void);
-void srdma_net_exit(void);
-struct srdma_net *srdma_net_get(struct net *net);
-void srdma_net_put(struct srdma_net *snet);
-int srdma_net_attach(struct srdma_dev *dev);
-void srdma_net_detach(struct srdma_dev *dev);
-struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
-				     const struct net_device *ndev);
-struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
-				       const struct in6_addr *addr);
+int roce_net_init(void);
+void roce_net_exit(void);
+struct roce_net *roce_net_get(struct net *net);
+void roce_net_put(struct roce_net *rnet);
+int roce_net_attach(struct srdma_dev *dev);
+void roce_net_detach(struct srdma_dev *dev);
+struct srdma_dev *roce_net_find_dev(struct roce_net *rnet,
+				    const struct net_device *ndev);
+struct net_device *roce_net_find_dev6(struct roce_net *rnet,
+				      const struct in6_addr *addr);
 
 /* recv.c APIs: */
-int srdma_roce_rcv(struct srdma_net *snet, struct sk_buff *skb);
+int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb);
 void roce_qp_src_port(struct srdma_qp *qp);
 int roce_qp_net_init(struct roce_qp *rqp);
 void roce_qp_net_fini(struct roce_qp *rqp);

@@ -14,7 +14,7 @@
 
 #include "roce.h"
 
-struct srdma_net {
+struct roce_net {
 	struct kref ref;		/* pernet + each device */
 	struct mutex lock;		/* users, sockets, dead */
 	struct net *net;
@@ -25,26 +25,26 @@ struct srdma_net {
 	struct list_head devs;		/* sroce devices here, RCU */
 };
 
-static unsigned int srdma_net_id;
-static struct srdma_net *srdma_init_hold;
+static unsigned int roce_net_id;
+static struct roce_net *roce_init_hold;
 
-static int srdma_encap_rcv(struct sock *sk, struct sk_buff *skb)
+static int roce_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	struct srdma_net *snet = rcu_dereference_sk_user_data(sk);
+	struct roce_net *rnet = rcu_dereference_sk_user_data(sk);
 
-	if (!snet) {
+	if (!rnet) {
 		kfree_skb(skb);
 		return 0;
 	}
-	return srdma_roce_rcv(snet, skb);
+	return srdma_roce_rcv(rnet, skb);
 }
 
-static struct socket *srdma_udp_open(struct srdma_net *snet, bool ipv6)
+static struct socket *roce_udp_open(struct roce_net *rnet, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tnl = {
-		.sk_user_data = snet,
+		.sk_user_data = rnet,
 		.encap_type = 1,
-		.encap_rcv = srdma_encap_rcv,
+		.encap_rcv = roce_encap_rcv,
 	};
 	struct udp_port_cfg cfg = {
 		.local_udp_port = htons(ROCE_UDP_PORT),
@@ -59,149 +59,149 @@ static struct socket *srdma_udp_open(struct srdma_net *snet, bool ipv6)
 		cfg.family = AF_INET;
 		cfg.local_ip.s_addr = htonl(INADDR_ANY);
 	}
-	err = udp_sock_create(snet->net, &cfg, &sock);
+	err = udp_sock_create(rnet->net, &cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(snet->net, sock, &tnl);
+	setup_udp_tunnel_sock(rnet->net, sock, &tnl);
 	return sock;
 }
 
-static void srdma_udp_close(struct srdma_net *snet)
+static void roce_udp_close(struct roce_net *rnet)
 {
-	if (snet->sock6)
-		udp_tunnel_sock_release(snet->sock6);
-	if (snet->sock4)
-		udp_tunnel_sock_release(snet->sock4);
-	snet->sock6 = NULL;
-	snet->sock4 = NULL;
+	if (rnet->sock6)
+		udp_tunnel_sock_release(rnet->sock6);
+	if (rnet->sock4)
+		udp_tunnel_sock_release(rnet->sock4);
+	rnet->sock6 = NULL;
+	rnet->sock4 = NULL;
 }
 
-static int srdma_udp_open_all(struct srdma_net *snet)
+static int roce_udp_open_all(struct roce_net *rnet)
 {
 	struct socket *sock;
 
-	sock = srdma_udp_open(snet, false);
+	sock = roce_udp_open(rnet, false);
 	if (IS_ERR(sock)) {
 		if (PTR_ERR(sock) == -EADDRINUSE)
 			pr_err("UDP port %d is already in use in this network namespace%s\n",
 			       ROCE_UDP_PORT,
-			       net_eq(snet->net, &init_net) ?
+			       net_eq(rnet->net, &init_net) ?
 			       " (is rdma_rxe loaded? srdma replaces it)" : "");
 		return PTR_ERR(sock);
 	}
-	snet->sock4 = sock;
+	rnet->sock4 = sock;
 
 	/* IPv6 may be disabled or absent; RoCE over IPv4 still works */
-	sock = srdma_udp_open(snet, true);
+	sock = roce_udp_open(rnet, true);
 	if (IS_ERR(sock)) {
 		if (PTR_ERR(sock) == -EADDRINUSE) {
 			pr_err("UDP port %d (IPv6) is already in use\n",
 			       ROCE_UDP_PORT);
-			srdma_udp_close(snet);
+			roce_udp_close(rnet);
 			return -EADDRINUSE;
 		}
 		sock = NULL;
 	}
-	snet->sock6 = sock;
+	rnet->sock6 = sock;
 	return 0;
 }
 
-static void srdma_net_release(struct kref *ref)
+static void roce_net_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct srdma_net, ref));
+	kfree(container_of(ref, struct roce_net, ref));
 }
 
-struct srdma_net *srdma_net_get(struct net *net)
+struct roce_net *roce_net_get(struct net *net)
 {
-	struct srdma_net *snet = *(struct srdma_net **)net_generic(net,
-								  srdma_net_id);
+	struct roce_net *rnet = *(struct roce_net **)net_generic(net,
+								  roce_net_id);
 	int err = 0;
 
-	mutex_lock(&snet->lock);
-	if (snet->dead)
+	mutex_lock(&rnet->lock);
+	if (rnet->dead)
 		err = -ENODEV;
-	else if (!snet->users)
-		err = srdma_udp_open_all(snet);
+	else if (!rnet->users)
+		err = roce_udp_open_all(rnet);
 	if (!err) {
-		snet->users++;
-		kref_get(&snet->ref);
+		rnet->users++;
+		kref_get(&rnet->ref);
 	}
-	mutex_unlock(&snet->lock);
-	return err ? ERR_PTR(err) : snet;
+	mutex_unlock(&rnet->lock);
+	return err ? ERR_PTR(err) : rnet;
 }
 
 /* An sroce device joins its namespace: socket held, device findable. */
-int srdma_net_attach(struct srdma_dev *dev)
+int roce_net_attach(struct srdma_dev *dev)
 {
-	struct srdma_net *snet = srdma_net_get(dev_net(dev->ndev));
+	struct roce_net *rnet = roce_net_get(dev_net(dev->ndev));
 	struct roce_dev *rdev = to_rdev(dev);
 
-	if (IS_ERR(snet))
-		return PTR_ERR(snet);
-	mutex_lock(&snet->lock);
-	list_add_tail_rcu(&rdev->snet_node, &snet->devs);
-	mutex_unlock(&snet->lock);
-	rdev->snet = snet;
+	if (IS_ERR(rnet))
+		return PTR_ERR(rnet);
+	mutex_lock(&rnet->lock);
+	list_add_tail_rcu(&rdev->rnet_node, &rnet->devs);
+	mutex_unlock(&rnet->lock);
+	rdev->rnet = rnet;
 	return 0;
 }
 
-void srdma_net_detach(struct srdma_dev *dev)
+void roce_net_detach(struct srdma_dev *dev)
 {
 	struct roce_dev *rdev = to_rdev(dev);
-	struct srdma_net *snet = rdev->snet;
+	struct roce_net *rnet = rdev->rnet;
 
-	mutex_lock(&snet->lock);
-	list_del_rcu(&rdev->snet_node);
-	mutex_unlock(&snet->lock);
+	mutex_lock(&rnet->lock);
+	list_del_rcu(&rdev->rnet_node);
+	mutex_unlock(&rnet->lock);
 	synchronize_net();	/* receivers in flight still see the device */
-	rdev->snet = NULL;
-	srdma_net_put(snet);
+	rdev->rnet = NULL;
+	roce_net_put(rnet);
 }
 
 /* Under RCU: the device of this namespace on @ndev, if any. */
-struct srdma_dev *srdma_net_find_dev(struct srdma_net *snet,
-				     const struct net_device *ndev)
+struct srdma_dev *roce_net_find_dev(struct roce_net *rnet,
+				    const struct net_device *ndev)
 {
 	struct roce_dev *rdev;
 
-	list_for_each_entry_rcu(rdev, &snet->devs, snet_node)
+	list_for_each_entry_rcu(rdev, &rnet->devs, rnet_node)
 		if (rdev->dev.ndev == ndev)
 			return &rdev->dev;
 	return NULL;
 }
 
 /* Under RCU: the netdev of one of our devices that owns @addr. */
-struct net_device *srdma_net_find_dev6(struct srdma_net *snet,
-				       const struct in6_addr *addr)
+struct net_device *roce_net_find_dev6(struct roce_net *rnet,
+				      const struct in6_addr *addr)
 {
 	struct roce_dev *rdev;
 
-	list_for_each_entry_rcu(rdev, &snet->devs, snet_node)
-		if (ipv6_chk_addr(snet->net, addr, rdev->dev.ndev, 0))
+	list_for_each_entry_rcu(rdev, &rnet->devs, rnet_node)
+		if (ipv6_chk_addr(rnet->net, addr, rdev->dev.ndev, 0))
 			return rdev->dev.ndev;
 	return NULL;
 }
 
-void srdma_net_put(struct srdma_net *snet)
+void roce_net_put(struct roce_net *rnet)
 {
-	mutex_lock(&snet->lock);
-	if (!--snet->users)
-		srdma_udp_close(snet);
-	mutex_unlock(&snet->lock);
-	kref_put(&snet->ref, srdma_net_release);
+	mutex_lock(&rnet->lock);
+	if (!--rnet->users)
+		roce_udp_close(rnet);
+	mutex_unlock(&rnet->lock);
+	kref_put(&rnet->ref, roce_net_release);
 }
 
-static __net_init int srdma_pernet_init(struct net *net)
+static __net_init int roce_pernet_init(struct net *net)
 {
-	struct srdma_net *snet = kzalloc(sizeof(*snet), GFP_KERNEL);
+	struct roce_net *rnet = kzalloc(sizeof(*rnet), GFP_KERNEL);
 
-	if (!snet)
+	if (!rnet)
 		return -ENOMEM;
-	kref_init(&snet->ref);
-	mutex_init(&snet->lock);
-	INIT_LIST_HEAD(&snet->devs);
-	snet->net = net;
-	*(struct srdma_net **)net_generic(net, srdma_net_id) = snet;
+	kref_init(&rnet->ref);
+	mutex_init(&rnet->lock);
+	INIT_LIST_HEAD(&rnet->devs);
+	rnet->net = net;
+	*(struct roce_net **)net_generic(net, roce_net_id) = rnet;
 	return 0;
 }
 
@@ -210,44 +210,44 @@ static __net_init int srdma_pernet_init(struct net *net)
  * unregister removes them asynchronously): close the sockets now, the
  * devices only drop their reference later.
  */
-static __net_exit void srdma_pernet_exit(struct net *net)
+static __net_exit void roce_pernet_exit(struct net *net)
 {
-	struct srdma_net *snet = *(struct srdma_net **)net_generic(net,
-								  srdma_net_id);
+	struct roce_net *rnet = *(struct roce_net **)net_generic(net,
+								  roce_net_id);
 
-	mutex_lock(&snet->lock);
-	snet->dead = true;
-	srdma_udp_close(snet);
-	mutex_unlock(&snet->lock);
-	kref_put(&snet->ref, srdma_net_release);
+	mutex_lock(&rnet->lock);
+	rnet->dead = true;
+	roce_udp_close(rnet);
+	mutex_unlock(&rnet->lock);
+	kref_put(&rnet->ref, roce_net_release);
 }
 
-static struct pernet_operations srdma_net_ops = {
-	.init = srdma_pernet_init,
-	.exit = srdma_pernet_exit,
-	.id = &srdma_net_id,
-	.size = sizeof(struct srdma_net *),
+static struct pernet_operations roce_net_ops = {
+	.init = roce_pernet_init,
+	.exit = roce_pernet_exit,
+	.id = &roce_net_id,
+	.size = sizeof(struct roce_net *),
 };
 
-int srdma_net_init(void)
+int roce_net_init(void)
 {
-	struct srdma_net *snet;
+	struct roce_net *rnet;
 	int err;
 
-	err = register_pernet_subsys(&srdma_net_ops);
+	err = register_pernet_subsys(&roce_net_ops);
 	if (err)
 		return err;
-	snet = srdma_net_get(&init_net);
-	if (IS_ERR(snet)) {
-		unregister_pernet_subsys(&srdma_net_ops);
-		return PTR_ERR(snet);
+	rnet = roce_net_get(&init_net);
+	if (IS_ERR(rnet)) {
+		unregister_pernet_subsys(&roce_net_ops);
+		return PTR_ERR(rnet);
 	}
-	srdma_init_hold = snet;
+	roce_init_hold = rnet;
 	return 0;
 }
 
-void srdma_net_exit(void)
+void roce_net_exit(void)
 {
-	srdma_net_put(srdma_init_hold);
-	unregister_pernet_subsys(&srdma_net_ops);
+	roce_net_put(roce_init_hold);
+	unregister_pernet_subsys(&roce_net_ops);
 }

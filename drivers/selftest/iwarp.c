@@ -46,8 +46,8 @@ static const struct srdma_st_mpa srdma_st_mpa_cases[] __initconst = {
 /* Room for the most private data a frame may carry, for every case. */
 static u8 *srdma_st_pdata __initdata;
 
-/* An MPA frame as iw_mpa_recv_frame leaves it in @ep. */
-static void __init srdma_st_frame(struct iw_ep *ep, u8 rev, u8 flags,
+/* An MPA frame as iwarp_mpa_recv_frame leaves it in @ep. */
+static void __init srdma_st_frame(struct iwarp_ep *ep, u8 rev, u8 flags,
 				  u16 ird, u16 ord, const char *pd, u16 pd_len)
 {
 	struct mpa_v2_params v2 = {
@@ -71,9 +71,9 @@ static void __init srdma_st_frame(struct iw_ep *ep, u8 rev, u8 flags,
 	ep->pd_len = pd_len;
 }
 
-/* The passive side's reading of a request: iw_mpa_take_request. */
+/* The passive side's reading of a request: iwarp_mpa_take_request. */
 static void __init srdma_st_mpa_request(struct srdma_st *st,
-					struct iw_ep *ep)
+					struct iwarp_ep *ep)
 {
 	const u8 offer = MPA_FLAG_SRDMA_ATOMIC_OFFER;
 	const u8 enh = MPA_FLAG_ENHANCED;
@@ -81,7 +81,7 @@ static void __init srdma_st_mpa_request(struct srdma_st *st,
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, 0, 0, 0, NULL, 0);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, !err && !ep->enhanced && ep->rev == MPA_REV1 &&
 		 ep->conn.ird == 1 && ep->conn.ord == 1 &&
 		 !ep->conn.atomics && ep->conn.crc == srdma_iw_crc,
@@ -91,7 +91,7 @@ static void __init srdma_st_mpa_request(struct srdma_st *st,
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV2, enh | MPA_FLAG_CRC | offer,
 		       MPA_V2_PEER_TO_PEER | 5, 3, "hi", 6);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, !err && ep->enhanced && ep->conn.ird == 3 &&
 		 ep->conn.ord == 5 && ep->conn.crc && ep->conn.atomics &&
 		 ep->req_flags == (enh | MPA_FLAG_CRC | offer) &&
@@ -101,20 +101,20 @@ static void __init srdma_st_mpa_request(struct srdma_st *st,
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV2, enh, 0x3fff, 0xffff, NULL, 4);
-	err = iw_mpa_take_request(ep);
-	ST_CHECK(st, !err && ep->conn.ird == IW_MAX_IRD &&
-		 ep->conn.ord == IW_MAX_ORD && ep->pd_len == 0,
+	err = iwarp_mpa_take_request(ep);
+	ST_CHECK(st, !err && ep->conn.ird == IWARP_MAX_IRD &&
+		 ep->conn.ord == IWARP_MAX_ORD && ep->pd_len == 0,
 		 "request IRD/ORD above the limits: %d, IRD %u ORD %u", err,
 		 ep->conn.ird, ep->conn.ord);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV2, enh, 0, 0, NULL, 2);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, err == -EPROTO, "request rev 2 without IRD/ORD: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, enh, 0, 0, "abcd", 4);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, !err && !ep->enhanced && ep->pd_len == 4 &&
 		 !memcmp(ep->pdata, "abcd", 4) && ep->conn.ird == 1,
 		 "request rev 1 with the enhanced flag: %d, %u bytes", err,
@@ -122,35 +122,35 @@ static void __init srdma_st_mpa_request(struct srdma_st *st,
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV2, enh, 1, 1, NULL, 259);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, !err && ep->pd_len == 255,
 		 "request rev 2, IRD/ORD + 255 bytes: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, 0, 0, 0, NULL, 256);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, err == -EPROTO, "request rev 1, 256 bytes: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, MPA_FLAG_MARKERS | offer, 0, 0, NULL, 0);
-	err = iw_mpa_take_request(ep);
+	err = iwarp_mpa_take_request(ep);
 	ST_CHECK(st, err == -EOPNOTSUPP && !ep->conn.atomics,
 		 "request with markers: %d", err);
 }
 
-/* The active side's reading of a reply: iw_mpa_take_reply. */
-static void __init srdma_st_mpa_reply(struct srdma_st *st, struct iw_ep *ep)
+/* The active side's reading of a reply: iwarp_mpa_take_reply. */
+static void __init srdma_st_mpa_reply(struct srdma_st *st, struct iwarp_ep *ep)
 {
 	const u8 enh = MPA_FLAG_ENHANCED, rej = MPA_FLAG_REJECT;
 	const u8 accept = MPA_FLAG_SRDMA_ATOMIC_ACCEPT;
-	const struct iw_conn ours = { .ird = 2, .ord = 8 };
+	const struct iwarp_conn ours = { .ird = 2, .ord = 8 };
 	bool rejected;
 	int err;
 
 	memset(ep, 0, sizeof(*ep));
 	ep->enhanced = true;
 	srdma_st_frame(ep, MPA_REV2, enh | rej, 1, 1, "no", 6);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -ECONNREFUSED && rejected && ep->pd_len == 2 &&
 		 !memcmp(ep->pdata, "no", 2),
 		 "reject rev 2 + 2 bytes: %d, %u bytes", err, ep->pd_len);
@@ -158,48 +158,48 @@ static void __init srdma_st_mpa_reply(struct srdma_st *st, struct iw_ep *ep)
 	memset(ep, 0, sizeof(*ep));
 	ep->enhanced = true;
 	srdma_st_frame(ep, MPA_REV2, enh | rej, 0, 0, NULL, 2);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -ECONNREFUSED && rejected && !ep->pd_len,
 		 "reject rev 2 without IRD/ORD: %d, %u bytes", err,
 		 ep->pd_len);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, rej, 0, 0, "abc", 3);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -ECONNREFUSED && rejected && ep->pd_len == 3,
 		 "reject rev 1 + 3 bytes: %d, %u bytes", err, ep->pd_len);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, rej, 0, 0, NULL, 259);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -ECONNREFUSED && rejected && !ep->pd_len,
 		 "reject with 259 bytes passes none: %d, %u bytes", err,
 		 ep->pd_len);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, MPA_FLAG_MARKERS, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -EPROTO && !rejected, "reply with markers: %d",
 		 err);
 
 	memset(ep, 0, sizeof(*ep));
 	ep->enhanced = true;
 	srdma_st_frame(ep, MPA_REV1, 0, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -EPROTO, "rev 1 reply to a rev 2 request: %d",
 		 err);
 
 	memset(ep, 0, sizeof(*ep));
 	ep->enhanced = true;
 	srdma_st_frame(ep, MPA_REV2, 0, 0, 0, NULL, 4);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -EPROTO, "rev 2 reply without the enhanced flag: %d",
 		 err);
 
 	memset(ep, 0, sizeof(*ep));
 	ep->enhanced = true;
 	srdma_st_frame(ep, MPA_REV2, enh, 0, 0, NULL, 2);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -EPROTO, "rev 2 reply without IRD/ORD: %d", err);
 
 	/* our ORD falls to the peer's IRD; our IRD rises to its ORD */
@@ -208,7 +208,7 @@ static void __init srdma_st_mpa_reply(struct srdma_st *st, struct iw_ep *ep)
 	ep->conn = ours;
 	srdma_st_frame(ep, MPA_REV2, enh, MPA_V2_PEER_TO_PEER | 4,
 		       MPA_V2_READ_RTR | 6, NULL, 4);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && !rejected && ep->conn.ord == 4 &&
 		 ep->conn.ird == 6 && !ep->pd_len,
 		 "reply IRD 4 ORD 6 to IRD 2 ORD 8: %d, IRD %u ORD %u", err,
@@ -218,52 +218,52 @@ static void __init srdma_st_mpa_reply(struct srdma_st *st, struct iw_ep *ep)
 	ep->enhanced = true;
 	ep->conn = ours;
 	srdma_st_frame(ep, MPA_REV2, enh, 0x3fff, 0x3fff, NULL, 4);
-	err = iw_mpa_take_reply(ep, &rejected);
-	ST_CHECK(st, !err && ep->conn.ord == 8 && ep->conn.ird == IW_MAX_IRD,
+	err = iwarp_mpa_take_reply(ep, &rejected);
+	ST_CHECK(st, !err && ep->conn.ord == 8 && ep->conn.ird == IWARP_MAX_IRD,
 		 "reply IRD/ORD above the limits: %d, IRD %u ORD %u", err,
 		 ep->conn.ird, ep->conn.ord);
 
 	/* CRC if either side asked; atomics only if offered and accepted */
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, MPA_FLAG_CRC, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && ep->conn.crc, "reply asks for CRC: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	ep->conn.crc = true;
 	srdma_st_frame(ep, MPA_REV1, 0, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && ep->conn.crc, "we asked for CRC: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, 0, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && !ep->conn.crc && !ep->conn.atomics,
 		 "nobody asked for CRC: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	ep->conn.atomics = true;
 	srdma_st_frame(ep, MPA_REV1, accept, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && ep->conn.atomics, "atomics accepted: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	ep->conn.atomics = true;
 	srdma_st_frame(ep, MPA_REV1, MPA_FLAG_SRDMA_ATOMIC_OFFER, 0, 0, NULL,
 		       0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && !ep->conn.atomics,
 		 "offer echoed back is no accept: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, accept, 0, 0, NULL, 0);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, !err && !ep->conn.atomics,
 		 "accept of atomics never offered: %d", err);
 
 	memset(ep, 0, sizeof(*ep));
 	srdma_st_frame(ep, MPA_REV1, 0, 0, 0, NULL, 256);
-	err = iw_mpa_take_reply(ep, &rejected);
+	err = iwarp_mpa_take_reply(ep, &rejected);
 	ST_CHECK(st, err == -EPROTO, "reply with 256 bytes: %d", err);
 }
 
@@ -271,7 +271,7 @@ void __init srdma_st_mpa(struct srdma_st *st)
 {
 	const struct srdma_st_mpa *c;
 	struct mpa_frame f;
-	struct iw_ep *ep;
+	struct iwarp_ep *ep;
 	unsigned int i;
 	int got;
 
@@ -281,7 +281,7 @@ void __init srdma_st_mpa(struct srdma_st *st)
 		f.flags = MPA_FLAG_CRC | MPA_FLAG_ENHANCED;
 		f.rev = c->rev;
 		f.pd_len = cpu_to_be16(c->pd_len);
-		got = iw_mpa_check_hdr(&f, c->want_key);
+		got = iwarp_mpa_check_hdr(&f, c->want_key);
 		ST_CHECK(st, got == c->want, "%s: %d, want %d", c->what, got,
 			 c->want);
 	}
@@ -338,7 +338,7 @@ static void __init srdma_st_hdr_len(struct srdma_st *st)
 					u8 rdmap = rdmap_bits[r] | op;
 
 					want = srdma_st_want_hdr_len(t, op);
-					got = iw_rx_hdr_len(ddp, rdmap);
+					got = iwarp_rx_hdr_len(ddp, rdmap);
 					ST_CHECK(st, got == want,
 						 "header length, DDP %#x RDMAP %#x: %d, want %d",
 						 ddp, rdmap, got, want);
@@ -380,14 +380,14 @@ static void __init srdma_st_seal(struct srdma_st *st, const char *what,
 	/* the ULPDU as tx.c writes it; stale bytes where pad and CRC go */
 	memset(buf, 0xaa, 64);
 	memcpy(buf + MPA_LEN_SIZE, want + MPA_LEN_SIZE, ulpdu);
-	got = iw_fpdu_seal(buf, ulpdu, true);
+	got = iwarp_fpdu_seal(buf, ulpdu, true);
 	ST_CHECK(st, got == len && !memcmp(buf, want, len),
 		 "%s with CRC: length %u, want %u; %*ph", what, got, len,
 		 (int)min(got, 64U), buf);
 
 	memset(buf, 0xaa, 64);
 	memcpy(buf + MPA_LEN_SIZE, want + MPA_LEN_SIZE, ulpdu);
-	got = iw_fpdu_seal(buf, ulpdu, false);
+	got = iwarp_fpdu_seal(buf, ulpdu, false);
 	ST_CHECK(st, got == len &&
 		 !memcmp(buf, want, len - MPA_CRC_SIZE) &&
 		 !get_unaligned_le32(buf + len - MPA_CRC_SIZE),
