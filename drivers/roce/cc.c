@@ -9,7 +9,9 @@
  *
  * Locking: a QP's struct roce_cc is under rqp->lock, which the requester
  * holds whenever it runs (post_send with bottom halves off, the ACK
- * softirq, tx_work). The CE and CNP receive paths (softirq) and the three
+ * softirq, tx_work), and so does the responder as it sends READ
+ * responses (the receive softirq, rd_work), which the same bucket paces.
+ * The CE and CNP receive paths (softirq) and the three
  * hrtimers (HRTIMER_MODE_REL_SOFT, so their callbacks run in softirq)
  * take it too: every change to the rate, the bucket and the stages is
  * serialised with the packets it paces. Since the callbacks take the
@@ -421,15 +423,23 @@ static enum hrtimer_restart roce_cc_alpha_fire(struct hrtimer *timer)
 
 /*
  * The bucket ran dry and enough tokens are back: run the requester from
- * tx_work, as an ACK that opens the window does. No lock: destroy and
- * reset cancel this timer before they cancel tx_work, and the requester
- * itself checks the QP under its lock.
+ * tx_work, as an ACK that opens the window does, and READ responses
+ * that waited from rd_work. Destroy cancels this timer before tx_work
+ * and rd_work, reset before tx_work; the requester and rd_work check
+ * the QP under its lock themselves. The lock here is for rd_paced and
+ * the CPU rd_work is kept on.
  */
 static enum hrtimer_restart roce_cc_pace_fire(struct hrtimer *timer)
 {
 	struct roce_qp *rqp = container_of(timer, struct roce_qp,
 					   cc.pace_timer);
 
+	spin_lock_bh(&rqp->lock);
+	if (rqp->cc.rd_paced) {
+		rqp->cc.rd_paced = false;
+		roce_rd_resume(rqp);
+	}
+	spin_unlock_bh(&rqp->lock);
 	queue_work(srdma_unbound_wq, &rqp->tx_work);
 	return HRTIMER_NORESTART;
 }
@@ -488,7 +498,21 @@ bool roce_cc_tx_ok(struct roce_qp *rqp)
 }
 
 /*
- * The requester sent a packet of @bytes (BTH to payload): take them from
+ * The responder asks before each READ response packet, as the requester
+ * does before its packets: one QP, one rate. Dry, the pace timer will
+ * queue rd_work too. Lock held.
+ */
+bool roce_cc_resp_ok(struct roce_qp *rqp)
+{
+	if (roce_cc_tx_ok(rqp))
+		return true;
+	rqp->cc.rd_paced = true;
+	return false;
+}
+
+/*
+ * The requester or the responder (READ responses) sent a packet of
+ * @bytes (BTH to payload): take them from
  * the bucket and count them for the byte counter. Lock held.
  */
 void roce_cc_sent(struct roce_qp *rqp, u32 bytes)
@@ -649,6 +673,11 @@ void roce_cc_stop_sync(struct roce_qp *rqp)
 	cc->inc_on = false;
 	cc->alpha_on = false;
 	cc->limited = false;
+	/* rd_work, not the timer, ends the replies that waited for it */
+	if (cc->rd_paced) {
+		cc->rd_paced = false;
+		roce_rd_resume(rqp);
+	}
 	spin_unlock_bh(&rqp->lock);
 }
 
