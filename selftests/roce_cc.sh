@@ -27,7 +27,10 @@
 # ROCE_CC_AQM_ARGS (replaces the AQM's parameters), ROCE_CC_TCP_ECN (1:
 # TCP asks for ECN, so both flows hear the same marks; 2: Linux's default),
 # ROCE_CC_MIN_RATIO/MAX_RATIO (0.5/2), ROCE_CC_MIN_TOTAL (0.8 x TCP alone),
-# ROCE_CC_MAX_RESENT (0.01), ROCE_CC_XFER_ROUNDS (16 x 1 MiB).
+# ROCE_CC_MAX_RESENT (0.01), ROCE_CC_XFER_ROUNDS (16 x 1 MiB), ROCE_CC_VERB
+# (write; read: the stream is ib_read_bw, host2 reading from host1, so
+# that host1's READ responses cross the bottleneck and the responder's
+# limiter is what CNPs drive).
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,13 +38,14 @@ set -u
 . "$(dirname "$0")/rdma_lib.sh"
 
 tap_require_root
-tap_require_cmd rdma tc iperf3 ib_write_bw tar
+tap_require_cmd rdma tc iperf3 ib_write_bw ib_read_bw tar
 require_test_netdev
 xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
 [ -x "$xfer" ] || tap_skip_all "rc_xfer not built (make -C selftests)"
 [ -n "${VM_HOST:-}" ] || tap_skip_all "needs two test VMs (VM_HOST unset)"
 me=$VM_HOST
 s4=192.0.2.12 # host2 receives and serves
+s4_1=192.0.2.11 # host1: the ib_read_bw server (ROCE_CC_VERB=read)
 report=$REPO/tools/roce_cc_report.py
 cc=/sys/class/infiniband/dev0/cc
 
@@ -55,12 +59,15 @@ MAX_RATIO=${ROCE_CC_MAX_RATIO:-2}
 MIN_TOTAL=${ROCE_CC_MIN_TOTAL:-0.8}
 MAX_RESENT=${ROCE_CC_MAX_RESENT:-0.01}
 XFER_ROUNDS=${ROCE_CC_XFER_ROUNDS:-16}
+VERB=${ROCE_CC_VERB:-write}
 [[ "$RATE" =~ ^[1-9][0-9]*$ ]] || tap_skip_all "ROCE_CC_RATE=$RATE: Mbit/s wanted"
 if ! [[ "$SECS" =~ ^[1-9][0-9]*$ ]] || [ "$SECS" -lt 8 ]; then
 	tap_skip_all "ROCE_CC_SECS=$SECS: 8 s or more wanted"
 fi
 case "$SHAPER" in htb | tbf) ;; *) tap_skip_all "ROCE_CC_SHAPER=$SHAPER: htb or tbf" ;; esac
 case "$AQM" in codel | red) ;; *) tap_skip_all "ROCE_CC_AQM=$AQM: codel or red" ;; esac
+case "$VERB" in write | read) ;; *) tap_skip_all "ROCE_CC_VERB=$VERB: write or read" ;; esac
+perf=ib_${VERB}_bw
 rate_bytes=$((RATE * 1000000 / 8))
 if [ -n "${ROCE_CC_AQM_ARGS:-}" ]; then
 	read -r -a aqm_args <<< "$ROCE_CC_AQM_ARGS"
@@ -212,9 +219,10 @@ perf_args() { echo -d dev0 -x "$g4" -F -s 65536 -D "$SECS"; }
 # servers and its sampler, then both pass a barrier, then host1 starts
 # its clients (TCP first, at once the WRITE stream); each tool runs once:
 # a failed run is not retried. Then host2 hands its files to host1.
-# ib_write_bw must exit 0; iperf3 too where STRICT is 1 (CC on: with CC
+# The stream tool must exit 0; iperf3 too where STRICT is 1 (CC on: with CC
 # off, what the WRITE stream leaves TCP is the baseline, not a verdict).
-# ROCE 0: no WRITE stream, TCP alone.
+# ROCE 0: no WRITE stream, TCP alone. VERB read: host1 serves the
+# stream (ib_read_bw) and host2 is its client, started after the barrier.
 phase_run() { # DIR ROCE(0|1) TCP(0|1) STRICT(0|1)
 	local dir=$1 roce=$2 tcp=$3 strict=$4 h prc=0 irc=0 ipid spid ppid=""
 	h=$dir/host$me
@@ -227,32 +235,47 @@ phase_run() { # DIR ROCE(0|1) TCP(0|1) STRICT(0|1)
 			ipid=$!
 			wait_for 30 iperf_listening || echo "iperf3 server not listening"
 		fi
-		if [ "$roce" = 1 ]; then
+		if [ "$roce" = 1 ] && [ "$VERB" = write ]; then
 			# shellcheck disable=SC2046 # perf_args is a list of options
-			timeout $((SECS + 120)) stdbuf -oL ib_write_bw $(perf_args) \
+			timeout $((SECS + 120)) stdbuf -oL "$perf" $(perf_args) \
 				> "$h/perftest-server.txt" 2>&1 &
 			ppid=$!
-			wait_for 30 server_listening || echo "ib_write_bw server not listening"
+			wait_for 30 server_listening || echo "$perf server not listening"
 		fi
 		sampler "$h/samples.txt" &
 		spid=$!
 		tcp_barrier || echo "barrier failed"
-		[ "$roce" = 0 ] || wait "$ppid" || prc=$?
+		if [ "$roce" = 1 ] && [ "$VERB" = read ]; then
+			# shellcheck disable=SC2046
+			timeout $((SECS + 90)) stdbuf -oL "$perf" $(perf_args) "$s4_1" \
+				> "$h/perftest.txt" 2>&1 || prc=$?
+		elif [ "$roce" = 1 ]; then
+			wait "$ppid" || prc=$?
+		fi
 		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
 		kill "$spid"
 		wait "$spid" 2> /dev/null
 	else
 		timeout 10 tc -s qdisc show dev "$NETDEV" > "$h/tc-before.txt"
 		ecn_counts > "$h/filters-before.txt"
+		if [ "$roce" = 1 ] && [ "$VERB" = read ]; then
+			# shellcheck disable=SC2046
+			timeout $((SECS + 120)) stdbuf -oL "$perf" $(perf_args) \
+				> "$h/perftest-server.txt" 2>&1 &
+			ppid=$!
+			wait_for 30 server_listening || echo "$perf server not listening"
+		fi
 		tcp_barrier || echo "barrier failed"
 		if [ "$tcp" = 1 ]; then
 			timeout $((SECS + 90)) iperf3 -c "$s4" -t $((SECS + 4)) -i 1 -J \
 				> "$h/iperf3-client.json" 2> "$h/iperf3-client.err" &
 			ipid=$!
 		fi
-		if [ "$roce" = 1 ]; then
+		if [ "$roce" = 1 ] && [ "$VERB" = read ]; then
+			wait "$ppid" || prc=$?
+		elif [ "$roce" = 1 ]; then
 			# shellcheck disable=SC2046
-			timeout $((SECS + 90)) stdbuf -oL ib_write_bw $(perf_args) "$s4" \
+			timeout $((SECS + 90)) stdbuf -oL "$perf" $(perf_args) "$s4" \
 				> "$h/perftest.txt" 2>&1 || prc=$?
 		fi
 		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
@@ -326,16 +349,18 @@ for p in "${phases[@]}"; do
 	pdirs+=("$dir")
 	mkdir -p "$dir"
 	printf '%s\n' "phase=$name" "cc=$on" "roce=$roce" "tcp=$tcp" "secs=$SECS" \
-		"rate_mbit=$RATE" "shaper=$SHAPER" "aqm=$AQM" "tcp_ecn=$TCP_ECN" > "$dir/meta.txt"
-	what="64 KiB RDMA WRITE stream"
-	done_what="ib_write_bw completes"
+		"rate_mbit=$RATE" "shaper=$SHAPER" "aqm=$AQM" "tcp_ecn=$TCP_ECN" \
+		"verb=$VERB" > "$dir/meta.txt"
+	what="64 KiB RDMA ${VERB^^} stream"
+	[ "$VERB" = write ] || what+=" (host2 reads host1)"
+	done_what="$perf completes"
 	if [ "$roce" = 0 ]; then
 		what="an iperf3 TCP stream alone (the capacity)"
 		done_what="iperf3 completes"
 	elif [ "$tcp" = 1 ]; then
 		what+=" beside an iperf3 TCP stream"
-		done_what="ib_write_bw and iperf3 complete"
-		[ "$on" = 1 ] || done_what="ib_write_bw completes (iperf3: reported)"
+		done_what="$perf and iperf3 complete"
+		[ "$on" = 1 ] || done_what="$perf completes (iperf3: reported)"
 	fi
 	STEP_TIMEOUT=60
 	t "host$me: $name: cc/enable $on" set_cc "$on"

@@ -23,7 +23,8 @@ bottleneck, one directory per phase (CC on/off x sroce alone/beside TCP).
 A phase directory (written by the test in its log directory) holds
 meta.txt (phase=, cc=, roce=, tcp=, secs=, rate_mbit=, shaper=, aqm=;
 roce=0: TCP alone, the link's capacity as this test bed reaches it) and one
-directory per host. host1/ (the sender: ib_write_bw client, iperf3
+directory per host (verb=read: host1 serves ib_read_bw, host2 is its
+client and keeps perftest.txt). host1/ (the sender: ib_write_bw client, iperf3
 client, the bottleneck on its egress): counters-before.txt and
 counters-after.txt ("name value", dev0's hw_counters), perftest.txt,
 iperf3-client.json, tc-before.txt and tc-after.txt (tc -s qdisc show),
@@ -306,7 +307,10 @@ def summarize(pdir):
                       ("cnp_tx", d2, "cc_cnp_tx"), ("dup", d2, "rx_duplicate"),
                       ("bad_qp", d2, "rx_bad_qp"), ("seq_nak", d2, "seq_nak_sent")):
         s[key] = d.get(c)
-    s["perftest_iters"], s["perftest_bw"] = perftest_result(os.path.join(h1, "perftest.txt"))
+    # the stream's client: host1 (WRITE), host2 (meta verb=read)
+    client = h2 if meta.get("verb") == "read" else h1
+    s["perftest_iters"], s["perftest_bw"] = perftest_result(
+        os.path.join(client, "perftest.txt"))
     q0 = qdisc_stats(os.path.join(h1, "tc-before.txt"))
     q1 = qdisc_stats(os.path.join(h1, "tc-after.txt"))
     s["aqm"] = (q1[0] - q0[0], q1[1] - q0[1]) if q0 and q1 else None
