@@ -25,7 +25,7 @@ Model, in steps of --dt seconds:
 Prints each flow's goodput over the run but its first --warmup seconds,
 the sum against the limit, and sroce / TCP.
 
-Pure Python 3, no dependencies: python3 tools/dcqcn_sim.py --help.
+Pure Python 3, no dependencies; --help lists the options.
 """
 import argparse
 import collections
