@@ -8,9 +8,12 @@
 # queues would share the link by themselves). A 64 KiB RDMA WRITE stream
 # (ib_write_bw, host1 to host2) runs alone and then beside an iperf3 TCP
 # stream through it, with CC off (the baseline: reported, only the tools
-# must complete) and on. With CC on and TCP: no failed completion, resent
+# must complete) and on; and the TCP stream alone, whose goodput is the
+# link's capacity as this test bed reaches it (an emulated guest may not
+# reach the limit). With CC on and TCP: no failed completion, resent
 # packets < 1% of those sent, sroce's and TCP's goodput within 0.5-2x of
-# each other, the two together >= 0.8x the limit; with CC on alone: the
+# each other, the two together >= 0.8x that capacity (and reported
+# against the configured limit too); with CC on alone: the
 # receiver saw CE marks and sent CNPs, the sender received CNPs and cut
 # its rate, and every RoCE packet it sent was ECT(0) (u32 filters on the
 # htb count them by ECN codepoint). Then a byte-checked transfer still
@@ -23,8 +26,11 @@
 # phase, 20), ROCE_CC_SHAPER (htb|tbf), ROCE_CC_AQM (codel|red),
 # ROCE_CC_AQM_ARGS (replaces the AQM's parameters), ROCE_CC_TCP_ECN (1:
 # TCP asks for ECN, so both flows hear the same marks; 2: Linux's default),
-# ROCE_CC_MIN_RATIO/MAX_RATIO (0.5/2), ROCE_CC_MIN_TOTAL (0.8),
-# ROCE_CC_MAX_RESENT (0.01), ROCE_CC_XFER_ROUNDS (16 x 1 MiB).
+# ROCE_CC_MIN_RATIO/MAX_RATIO (0.5/2), ROCE_CC_MIN_TOTAL (0.8 x TCP alone),
+# ROCE_CC_MAX_RESENT (0.01), ROCE_CC_XFER_ROUNDS (16 x 1 MiB), ROCE_CC_VERB
+# (write; read: the stream is ib_read_bw, host2 reading from host1, so
+# that host1's READ responses cross the bottleneck and the responder's
+# limiter is what CNPs drive).
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,13 +38,14 @@ set -u
 . "$(dirname "$0")/rdma_lib.sh"
 
 tap_require_root
-tap_require_cmd rdma tc iperf3 ib_write_bw tar
+tap_require_cmd rdma tc iperf3 ib_write_bw ib_read_bw tar
 require_test_netdev
 xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
 [ -x "$xfer" ] || tap_skip_all "rc_xfer not built (make -C selftests)"
 [ -n "${VM_HOST:-}" ] || tap_skip_all "needs two test VMs (VM_HOST unset)"
 me=$VM_HOST
 s4=192.0.2.12 # host2 receives and serves
+s4_1=192.0.2.11 # host1: the ib_read_bw server (ROCE_CC_VERB=read)
 report=$REPO/tools/roce_cc_report.py
 cc=/sys/class/infiniband/dev0/cc
 
@@ -52,12 +59,15 @@ MAX_RATIO=${ROCE_CC_MAX_RATIO:-2}
 MIN_TOTAL=${ROCE_CC_MIN_TOTAL:-0.8}
 MAX_RESENT=${ROCE_CC_MAX_RESENT:-0.01}
 XFER_ROUNDS=${ROCE_CC_XFER_ROUNDS:-16}
+VERB=${ROCE_CC_VERB:-write}
 [[ "$RATE" =~ ^[1-9][0-9]*$ ]] || tap_skip_all "ROCE_CC_RATE=$RATE: Mbit/s wanted"
 if ! [[ "$SECS" =~ ^[1-9][0-9]*$ ]] || [ "$SECS" -lt 8 ]; then
 	tap_skip_all "ROCE_CC_SECS=$SECS: 8 s or more wanted"
 fi
 case "$SHAPER" in htb | tbf) ;; *) tap_skip_all "ROCE_CC_SHAPER=$SHAPER: htb or tbf" ;; esac
 case "$AQM" in codel | red) ;; *) tap_skip_all "ROCE_CC_AQM=$AQM: codel or red" ;; esac
+case "$VERB" in write | read) ;; *) tap_skip_all "ROCE_CC_VERB=$VERB: write or read" ;; esac
+perf=ib_${VERB}_bw
 rate_bytes=$((RATE * 1000000 / 8))
 if [ -n "${ROCE_CC_AQM_ARGS:-}" ]; then
 	read -r -a aqm_args <<< "$ROCE_CC_AQM_ARGS"
@@ -209,10 +219,12 @@ perf_args() { echo -d dev0 -x "$g4" -F -s 65536 -D "$SECS"; }
 # servers and its sampler, then both pass a barrier, then host1 starts
 # its clients (TCP first, at once the WRITE stream); each tool runs once:
 # a failed run is not retried. Then host2 hands its files to host1.
-# ib_write_bw must exit 0; iperf3 too where STRICT is 1 (CC on: with CC
+# The stream tool must exit 0; iperf3 too where STRICT is 1 (CC on: with CC
 # off, what the WRITE stream leaves TCP is the baseline, not a verdict).
-phase_run() { # DIR TCP(0|1) STRICT(0|1)
-	local dir=$1 tcp=$2 strict=$3 h prc=0 irc=0 ipid spid ppid
+# ROCE 0: no WRITE stream, TCP alone. VERB read: host1 serves the
+# stream (ib_read_bw) and host2 is its client, started after the barrier.
+phase_run() { # DIR ROCE(0|1) TCP(0|1) STRICT(0|1)
+	local dir=$1 roce=$2 tcp=$3 strict=$4 h prc=0 irc=0 ipid spid ppid=""
 	h=$dir/host$me
 	mkdir -p "$h"
 	counters > "$h/counters-before.txt"
@@ -223,30 +235,49 @@ phase_run() { # DIR TCP(0|1) STRICT(0|1)
 			ipid=$!
 			wait_for 30 iperf_listening || echo "iperf3 server not listening"
 		fi
-		# shellcheck disable=SC2046 # perf_args is a list of options
-		timeout $((SECS + 120)) stdbuf -oL ib_write_bw $(perf_args) \
-			> "$h/perftest-server.txt" 2>&1 &
-		ppid=$!
-		wait_for 30 server_listening || echo "ib_write_bw server not listening"
+		if [ "$roce" = 1 ] && [ "$VERB" = write ]; then
+			# shellcheck disable=SC2046 # perf_args is a list of options
+			timeout $((SECS + 120)) stdbuf -oL "$perf" $(perf_args) \
+				> "$h/perftest-server.txt" 2>&1 &
+			ppid=$!
+			wait_for 30 server_listening || echo "$perf server not listening"
+		fi
 		sampler "$h/samples.txt" &
 		spid=$!
 		tcp_barrier || echo "barrier failed"
-		wait "$ppid" || prc=$?
+		if [ "$roce" = 1 ] && [ "$VERB" = read ]; then
+			# shellcheck disable=SC2046
+			timeout $((SECS + 90)) stdbuf -oL "$perf" $(perf_args) "$s4_1" \
+				> "$h/perftest.txt" 2>&1 || prc=$?
+		elif [ "$roce" = 1 ]; then
+			wait "$ppid" || prc=$?
+		fi
 		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
 		kill "$spid"
 		wait "$spid" 2> /dev/null
 	else
 		timeout 10 tc -s qdisc show dev "$NETDEV" > "$h/tc-before.txt"
 		ecn_counts > "$h/filters-before.txt"
+		if [ "$roce" = 1 ] && [ "$VERB" = read ]; then
+			# shellcheck disable=SC2046
+			timeout $((SECS + 120)) stdbuf -oL "$perf" $(perf_args) \
+				> "$h/perftest-server.txt" 2>&1 &
+			ppid=$!
+			wait_for 30 server_listening || echo "$perf server not listening"
+		fi
 		tcp_barrier || echo "barrier failed"
 		if [ "$tcp" = 1 ]; then
 			timeout $((SECS + 90)) iperf3 -c "$s4" -t $((SECS + 4)) -i 1 -J \
 				> "$h/iperf3-client.json" 2> "$h/iperf3-client.err" &
 			ipid=$!
 		fi
-		# shellcheck disable=SC2046
-		timeout $((SECS + 90)) stdbuf -oL ib_write_bw $(perf_args) "$s4" \
-			> "$h/perftest.txt" 2>&1 || prc=$?
+		if [ "$roce" = 1 ] && [ "$VERB" = read ]; then
+			wait "$ppid" || prc=$?
+		elif [ "$roce" = 1 ]; then
+			# shellcheck disable=SC2046
+			timeout $((SECS + 90)) stdbuf -oL "$perf" $(perf_args) "$s4" \
+				> "$h/perftest.txt" 2>&1 || prc=$?
+		fi
 		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
 		timeout 10 tc -s qdisc show dev "$NETDEV" > "$h/tc-after.txt"
 		ecn_counts > "$h/filters-after.txt"
@@ -259,7 +290,7 @@ phase_run() { # DIR TCP(0|1) STRICT(0|1)
 	counters > "$h/counters-after.txt"
 	echo "perftest=$prc iperf3=$irc" > "$h/rc.txt"
 	cat "$h/rc.txt"
-	tail -n 5 "$h"/perftest*.txt
+	[ "$roce" = 0 ] || tail -n 5 "$h"/perftest*.txt
 	if [ "$me" = 2 ]; then
 		if ! tar -C "$dir" -cf "$dir/host2.tar" host2 ||
 			! serve_once 150 "$DATA_PORT" "$dir/host2.tar"; then
@@ -290,14 +321,16 @@ show_phase() { # DIR
 	return "$rc"
 }
 
-# phases: name, cc/enable, TCP beside; the baseline first (a fresh guest
-# is slow for its first seconds of traffic; TCG translates as it goes)
-phases=(off-alone:0:0 off-tcp:0:1 on-alone:1:0 on-tcp:1:1)
+# phases: name, cc/enable, the WRITE stream, TCP beside; the baseline
+# first (a fresh guest is slow for its first seconds of traffic; TCG
+# translates as it goes), then TCP alone for the capacity
+phases=(off-alone:0:1:0 tcp-alone:0:0:1 off-tcp:0:1:1 on-alone:1:1:0 on-tcp:1:1:1)
+capdir=$TAP_LOGDIR/phases/tcp-alone
 tcp_ecn_was=$(sysctl -n net.ipv4.tcp_ecn)
 if [ "$me" = 1 ]; then
-	tap_plan $((3 + 4 * 3 + 2 + 3 + 2 + 2))
+	tap_plan $((3 + ${#phases[@]} * 3 + 2 + 3 + 2 + 2))
 else
-	tap_plan $((2 + 4 * 2 + 1 + 2))
+	tap_plan $((2 + ${#phases[@]} * 2 + 1 + 2))
 fi
 t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
 t "host$me: dev0 has cc/enable and the cc_* counters" have_cc || tap_bail "no congestion control"
@@ -311,23 +344,30 @@ if [ "$me" = 1 ]; then
 fi
 pdirs=()
 for p in "${phases[@]}"; do
-	IFS=: read -r name on tcp <<< "$p"
+	IFS=: read -r name on roce tcp <<< "$p"
 	dir=$TAP_LOGDIR/phases/$name
 	pdirs+=("$dir")
 	mkdir -p "$dir"
-	printf '%s\n' "phase=$name" "cc=$on" "tcp=$tcp" "secs=$SECS" "rate_mbit=$RATE" \
-		"shaper=$SHAPER" "aqm=$AQM" "tcp_ecn=$TCP_ECN" > "$dir/meta.txt"
-	what="64 KiB RDMA WRITE stream"
-	done_what="ib_write_bw completes"
-	if [ "$tcp" = 1 ]; then
+	printf '%s\n' "phase=$name" "cc=$on" "roce=$roce" "tcp=$tcp" "secs=$SECS" \
+		"rate_mbit=$RATE" "shaper=$SHAPER" "aqm=$AQM" "tcp_ecn=$TCP_ECN" \
+		"verb=$VERB" > "$dir/meta.txt"
+	what="64 KiB RDMA ${VERB^^} stream"
+	[ "$VERB" = write ] || what+=" (host2 reads host1)"
+	done_what="$perf completes"
+	if [ "$roce" = 0 ]; then
+		what="an iperf3 TCP stream alone (the capacity)"
+		done_what="iperf3 completes"
+	elif [ "$tcp" = 1 ]; then
 		what+=" beside an iperf3 TCP stream"
-		done_what="ib_write_bw and iperf3 complete"
-		[ "$on" = 1 ] || done_what="ib_write_bw completes (iperf3: reported)"
+		done_what="$perf and iperf3 complete"
+		[ "$on" = 1 ] || done_what="$perf completes (iperf3: reported)"
 	fi
 	STEP_TIMEOUT=60
 	t "host$me: $name: cc/enable $on" set_cc "$on"
 	STEP_TIMEOUT=$((2 * SECS + 600))
-	t "$name: $what for ${SECS}s: $done_what" phase_run "$dir" "$tcp" "$on"
+	strict=$on
+	[ "$roce" = 1 ] || strict=1
+	t "$name: $what for ${SECS}s: $done_what" phase_run "$dir" "$roce" "$tcp" "$strict"
 	STEP_TIMEOUT=60
 	if [ "$me" = 1 ]; then
 		t "$name: goodput, resent packets, CNPs from both hosts" show_phase "$dir"
@@ -355,8 +395,9 @@ for p in "${phases[@]}"; do
 		t "$name: sroce and TCP goodput within ${MIN_RATIO}-${MAX_RATIO}x of each other" \
 			timeout 30 /usr/bin/python3 "$report" check "$dir" \
 				--ratio "$MIN_RATIO" "$MAX_RATIO"
-		t "$name: sroce + TCP >= ${MIN_TOTAL}x the ${RATE} Mbit/s limit" \
-			timeout 30 /usr/bin/python3 "$report" check "$dir" --total "$MIN_TOTAL"
+		t "$name: sroce + TCP >= ${MIN_TOTAL}x TCP's goodput alone (${RATE} Mbit/s limit)" \
+			timeout 30 /usr/bin/python3 "$report" check "$dir" --total "$MIN_TOTAL" \
+				"$capdir"
 		;;
 	esac
 done

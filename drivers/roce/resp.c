@@ -69,9 +69,12 @@ void roce_rd_cancel(struct roce_qp *rqp)
  * Send READ response packets of @res from res->next_psn on, at most
  * *@budget of them. The key is checked again on every run, and a copy
  * that fails (a window unbound or invalidated since) ends the reply:
- * a packet is sent only with bytes actually read from memory. Returns
- * 0, -EACCES (NAK it) or -ENOMEM (the requester will ask again).
- * Lock held.
+ * a packet is sent only with bytes actually read from memory. Each
+ * packet asks the QP's rate limiter first (cc.c): READ responses are
+ * what a READ-heavy QP sends, and what the CNPs its requester peer
+ * returns for them are about. Returns 0, -EACCES (NAK it), -ENOMEM (the
+ * requester will ask again) or -EAGAIN (the rate limit: the pace timer
+ * resumes rd_work). Lock held.
  */
 static int roce_read_resp_run(struct roce_qp *rqp, struct roce_rdres *res,
 			      u32 *budget)
@@ -100,6 +103,10 @@ static int roce_read_resp_run(struct roce_qp *rqp, struct roce_rdres *res,
 		u32 hdr_len = roce_ops[op].hdr_len;
 		struct sk_buff *skb;
 
+		if (!roce_cc_resp_ok(rqp)) {
+			err = -EAGAIN;
+			break;
+		}
 		skb = roce_alloc_skb(qp, &qp->attr.av, hdr_len, paylen);
 		if (!skb) {
 			err = -ENOMEM;
@@ -129,6 +136,7 @@ static int roce_read_resp_run(struct roce_qp *rqp, struct roce_rdres *res,
 			break;
 		}
 		roce_xmit(qp, &qp->attr.av, skb);
+		roce_cc_sent(rqp, hdr_len + paylen);
 		off += paylen;
 		(*budget)--;
 		if (last) {
@@ -175,8 +183,9 @@ static void roce_rd_refused(struct roce_qp *rqp, struct roce_rdres *res)
 /*
  * Send what @budget allows of the pending READ responses and atomic ACKs,
  * oldest first. An ACK held back behind them (roce_send_ack) goes once
- * none is left. Returns -ENOMEM when a packet could not be allocated
- * (the reply stays pending), else 0. Lock held.
+ * none is left. Returns -ENOMEM when a packet could not be allocated,
+ * -EAGAIN when the rate limit holds the reply back (either way it stays
+ * pending), else 0. Lock held.
  */
 static int roce_rd_run(struct roce_qp *rqp, u32 budget)
 {
@@ -249,7 +258,9 @@ static void roce_rd_work(struct work_struct *work)
 	else
 		err = roce_rd_run(rqp, ROCE_RD_WORK_PKTS);
 	if (rqp->rd_pending) {
-		roce_rd_requeue(rqp, err == -ENOMEM);
+		/* paced: the pace timer queues us (roce_rd_resume) */
+		if (err != -EAGAIN)
+			roce_rd_requeue(rqp, err == -ENOMEM);
 	} else {
 		rqp->rd_queued = false;
 		rqp->rd_backoff = 0;
@@ -259,6 +270,16 @@ static void roce_rd_work(struct work_struct *work)
 	spin_unlock_bh(&rqp->lock);
 	if (fatal)
 		srdma_qp_error(qp);
+}
+
+/*
+ * The rate limiter's bucket holds tokens again (cc.c's pace timer) for
+ * replies that waited on it: run rd_work on the CPU they are kept on.
+ * Lock held.
+ */
+void roce_rd_resume(struct roce_qp *rqp)
+{
+	queue_delayed_work_on(rqp->rd_cpu, srdma_cpu_wq, &rqp->rd_work, 0);
 }
 
 void roce_resp_init(struct roce_qp *rqp)
@@ -292,18 +313,21 @@ static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
 static void roce_rd_kick(struct roce_qp *rqp)
 {
 	struct roce_rdres *res = roce_rd_next(rqp);
-	bool nomem;
+	int err;
 
 	if (!res)
 		return;
 	if (!rqp->rd_queued && rqp->rd_pending == 1 &&
 	    psn_diff(res->last_psn, res->next_psn) < ROCE_RD_SOFTIRQ_PKTS) {
-		nomem = roce_rd_run(rqp, ROCE_RD_SOFTIRQ_PKTS) == -ENOMEM;
-		if (!nomem)
+		err = roce_rd_run(rqp, ROCE_RD_SOFTIRQ_PKTS);
+		if (!err)
 			return;
 		rqp->rd_queued = true;
 		rqp->rd_cpu = raw_smp_processor_id();
-		roce_rd_requeue(rqp, true);
+		rqp->rd_backoff = 0;
+		/* paced: the rest from rd_work when the pace timer says */
+		if (err != -EAGAIN)
+			roce_rd_requeue(rqp, true);
 		return;
 	}
 	if (!rqp->rd_queued) {

@@ -182,6 +182,7 @@ struct roce_cc {
 	u64 last_cut_ns;		/* RP: the last rate cut */
 	u64 last_cnp_ns;		/* NP: the last CNP sent */
 	bool cnp_sent;			/* ...there was one */
+	bool rd_paced;			/* READ responses wait for pace_timer */
 	struct hrtimer pace_timer;	/* run the requester: bucket dry, no skb */
 	struct hrtimer inc_timer;	/* T */
 	struct hrtimer alpha_timer;	/* K */
@@ -387,6 +388,7 @@ void roce_resp_flush(struct roce_qp *rqp);
 void roce_resp_destroy(struct roce_qp *rqp);
 int roce_resp_grow(struct roce_qp *rqp, u32 max_dest_rd_atomic);
 void roce_rd_cancel(struct roce_qp *rqp);
+void roce_rd_resume(struct roce_qp *rqp);
 
 /* cc.c APIs: */
 void roce_dcqcn_start(struct roce_dcqcn *s, u32 rate_kbps,
@@ -405,6 +407,7 @@ void roce_cc_ce_rcvd(struct srdma_qp *qp);
 void roce_cc_cnp_rcvd(struct srdma_qp *qp);
 void roce_req_wake_in(struct roce_qp *rqp, u64 ns);
 bool roce_cc_tx_ok(struct roce_qp *rqp);
+bool roce_cc_resp_ok(struct roce_qp *rqp);
 void roce_cc_sent(struct roce_qp *rqp, u32 bytes);
 extern const struct attribute_group roce_cc_group;
 
