@@ -113,9 +113,14 @@ static int __init srdma_init(void)
 		goto err_wq;
 	}
 
-	err = srdma_transports_init();
+	err = srdma_counters_setup(srdma_transports,
+				   ARRAY_SIZE(srdma_transports));
 	if (err)
 		goto err_cpu_wq;
+
+	err = srdma_transports_init();
+	if (err)
+		goto err_counters;
 
 	err = register_module_notifier(&srdma_module_nb);
 	if (err)
@@ -133,6 +138,8 @@ err_mod:
 	unregister_module_notifier(&srdma_module_nb);
 err_tp:
 	srdma_transports_exit(ARRAY_SIZE(srdma_transports));
+err_counters:
+	srdma_counters_cleanup();
 err_cpu_wq:
 	destroy_workqueue(srdma_cpu_wq);
 err_wq:
@@ -148,6 +155,8 @@ static void __exit srdma_exit(void)
 	srdma_netdev_notifier_unregister();
 	unregister_module_notifier(&srdma_module_nb);
 	srdma_transports_exit(ARRAY_SIZE(srdma_transports));
+	/* the hw stats names, which no registered device lists any more */
+	srdma_counters_cleanup();
 	/*
 	 * Last, with every device gone: all of srdma's deferred work
 	 * (iWARP set-up and close, transmit, READ replies) runs on these

@@ -57,64 +57,23 @@ struct srdma_qp;
 
 struct srdma_transport;		/* transport.h: the seam */
 
-/* Per-device counters of things dropped or refused; shown as hw stats. */
+/*
+ * Per-device counters (counters.c), shown as hw stats: the core's own,
+ * which every transport's devices count, then the transport's
+ * (@counter_names in transport.h, counted with srdma_tp_count()).
+ * Documentation/debugging.rst lists what each of them counts.
+ */
 enum srdma_counter {
 	SRDMA_CNT_RX_DROPPED,
 	SRDMA_CNT_RX_BAD_CRC,
-	SRDMA_CNT_RX_BAD_QP,
 	SRDMA_CNT_CQ_OVERFLOW,
 	SRDMA_CNT_LOCAL_KEY_ERR,
 	SRDMA_CNT_REMOTE_KEY_ERR,
-	SRDMA_CNT_RETRANSMITS,
-	SRDMA_CNT_RX_DUPLICATE,
-	SRDMA_CNT_SEQ_NAK_SENT,
-	SRDMA_CNT_RNR_NAK_SENT,
-	SRDMA_CNT_RETRY_EXCEEDED,
-	SRDMA_CNT_RX_REORDER_HELD,	/* RC packets held past a PSN gap */
-	SRDMA_CNT_RETRANSMIT_PROBES,	/* single-packet resends after a NAK */
-	SRDMA_CNT_IW_CONNECTIONS,	/* MPA done, FPDUs flow */
-	SRDMA_CNT_IW_CRC_CONNECTIONS,	/* ...of them with MPA CRC */
-	SRDMA_CNT_IW_TERMINATE_SENT,
-	SRDMA_CNT_IW_TERMINATE_RCVD,
-	SRDMA_CNT_IW_SETUP_REFUSED,	/* listener full of half-open ones */
-	SRDMA_CNT_IW_SETUP_TIMEOUT,	/* connect + MPA past their time */
-	/* Documentation/debugging.rst lists what each of these counts */
 	SRDMA_CNT_TX_PACKETS,		/* RoCE packets, iWARP FPDUs */
 	SRDMA_CNT_TX_BYTES,		/* ...from BTH or DDP header on */
 	SRDMA_CNT_RX_PACKETS,
 	SRDMA_CNT_RX_BYTES,
-	SRDMA_CNT_RETRANSMIT_TIMEOUTS,	/* the retransmit timer fired */
-	SRDMA_CNT_RNR_RETRY_EXCEEDED,
-	SRDMA_CNT_ACCESS_NAK_SENT,	/* the other NAKs sent, by kind */
-	SRDMA_CNT_INV_REQ_NAK_SENT,
-	SRDMA_CNT_REM_OP_NAK_SENT,
-	SRDMA_CNT_SEQ_NAK_RCVD,		/* NAKs received, by kind */
-	SRDMA_CNT_RNR_NAK_RCVD,
-	SRDMA_CNT_ACCESS_NAK_RCVD,
-	SRDMA_CNT_INV_REQ_NAK_RCVD,
-	SRDMA_CNT_REM_OP_NAK_RCVD,
-	SRDMA_CNT_RX_DROP_MALFORMED,	/* rx_dropped by reason (also in it) */
-	SRDMA_CNT_RX_DROP_PKEY,
-	SRDMA_CNT_RX_DROP_SERVICE,
-	SRDMA_CNT_RX_DROP_PATH,
-	SRDMA_CNT_IW_CONNECTS,		/* active connects started */
-	SRDMA_CNT_IW_ACCEPTS,
-	SRDMA_CNT_IW_REJECTS_SENT,
-	SRDMA_CNT_IW_REJECTS_RCVD,
-	SRDMA_CNT_IW_MPA_FAILURES,	/* MPA frames refused, either side */
-	SRDMA_CNT_IW_ABORTS,		/* connections closed with a RST */
-	SRDMA_CNT_RD_NOMEM,		/* READ replies put off: no skb */
-	SRDMA_CNT_CC_CE_RX,		/* RoCE congestion control (cc.c) */
-	SRDMA_CNT_CC_CNP_TX,
-	SRDMA_CNT_CC_CNP_RX,
-	SRDMA_CNT_CC_RATE_DEC,
-	SRDMA_CNT_CC_RATE_INC,
 	SRDMA_CNT_MAX,
-};
-
-/* Per-CPU, so that the data path never shares a counter's cache line. */
-struct srdma_counters {
-	u64 c[SRDMA_CNT_MAX];
 };
 
 /*
@@ -141,7 +100,8 @@ struct srdma_dev {
 	atomic_t srq_seq;
 
 	atomic_t num_pd, num_cq, num_qp, num_srq, num_mr, num_mw, num_ah;
-	struct srdma_counters __percpu *counters;	/* counters.c */
+	/* SRDMA_CNT_MAX of the core's, then the transport's: counters.c */
+	u64 __percpu *counters;
 };
 
 /* _ib_alloc_device() allocates it: the ib_device comes first */
@@ -155,12 +115,12 @@ static inline struct srdma_dev *to_sdev(struct ib_device *ibdev)
 static inline void srdma_count_add(struct srdma_dev *dev,
 				   enum srdma_counter c, u64 n)
 {
-	this_cpu_add(dev->counters->c[c], n);
+	this_cpu_add(dev->counters[c], n);
 }
 
 static inline void srdma_count(struct srdma_dev *dev, enum srdma_counter c)
 {
-	this_cpu_inc(dev->counters->c[c]);
+	this_cpu_inc(dev->counters[c]);
 }
 
 /* A ring shared with user space in the rdma_rxe layout. */
@@ -535,15 +495,17 @@ int srdma_modify_device(struct ib_device *ibdev, int mask,
 			struct ib_device_modify *attr);
 int srdma_modify_port(struct ib_device *ibdev, u32 port, int mask,
 		      struct ib_port_modify *attr);
+
+/* counters.c APIs: */
+int srdma_counters_setup(const struct srdma_transport *const *tps,
+			 unsigned int num_tps);
+void srdma_counters_cleanup(void);
+int srdma_counters_init(struct srdma_dev *dev);
+void srdma_counters_fini(struct srdma_dev *dev);
 struct rdma_hw_stats *srdma_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 int srdma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
-
-/* counters.c APIs: */
-int srdma_counters_init(struct srdma_dev *dev);
-void srdma_counters_fini(struct srdma_dev *dev);
-u64 srdma_counter_read(struct srdma_dev *dev, enum srdma_counter c);
 
 /* restrack.c APIs: */
 int srdma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);

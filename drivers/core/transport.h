@@ -89,6 +89,10 @@ struct rdma_link_ops;
  *	SQ counts as drained on entering SQD.
  * @fill_res_qp: optional; add the transport's attributes to
  *	``rdma res show qp -dd`` (restrack.c).
+ * @counter_names: the names of the transport's own device counters, in
+ *	the order of its counter enum, as hw stats show them after the
+ *	core's (counters.c); it counts them with srdma_tp_count().
+ * @num_counters: how many; 0 for none.
  */
 struct srdma_transport {
 	const char *link_type;
@@ -128,6 +132,9 @@ struct srdma_transport {
 	void (*sq_kick)(struct srdma_qp *qp);
 	bool sqd_drains;
 	int (*fill_res_qp)(struct sk_buff *msg, struct srdma_qp *qp);
+
+	const char *const *counter_names;
+	unsigned int num_counters;
 };
 
 /* The transports main.c registers (roce/roce.c, iwarp/iwarp.c). */
@@ -141,6 +148,25 @@ extern const struct srdma_transport srdma_iwarp_transport;
  * tp_priv (srdma.h), in a struct of its own that fits
  * SRDMA_SWQE_TP_SIZE; the core zeroes it when it fetches the WQE.
  */
+
+/**
+ * srdma_tp_count_add() - add to one of the transport's device counters
+ * @dev: the device
+ * @c: the counter: its index in the transport's @counter_names
+ * @n: how much
+ *
+ * One per-CPU add, as srdma_count_add() for the core's. Any context.
+ */
+static inline void srdma_tp_count_add(struct srdma_dev *dev, unsigned int c,
+				      u64 n)
+{
+	this_cpu_add(dev->counters[SRDMA_CNT_MAX + c], n);
+}
+
+static inline void srdma_tp_count(struct srdma_dev *dev, unsigned int c)
+{
+	this_cpu_inc(dev->counters[SRDMA_CNT_MAX + c]);
+}
 
 /*
  * srdma's deferred work runs on these two and nowhere else (main.c):

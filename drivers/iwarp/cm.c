@@ -437,9 +437,9 @@ static int iwarp_ep_attach(struct iwarp_ep *ep)
 	sk->sk_write_space = iwarp_tx_write_space;
 	sk->sk_state_change = iwarp_ep_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
-	srdma_count(ep->dev, SRDMA_CNT_IW_CONNECTIONS);
+	iwarp_count(ep->dev, IWARP_CNT_CONNECTIONS);
 	if (ep->conn.crc)
-		srdma_count(ep->dev, SRDMA_CNT_IW_CRC_CONNECTIONS);
+		iwarp_count(ep->dev, IWARP_CNT_CRC_CONNECTIONS);
 	return 0;
 }
 
@@ -557,7 +557,7 @@ static void iwarp_close_terminate(struct iwarp_ep *ep, struct iwarp_qp *iqp)
 {
 	if (ep->peer_closed || iwarp_tx_terminate(iqp, ep->sock))
 		return;
-	srdma_count(ep->dev, SRDMA_CNT_IW_TERMINATE_SENT);
+	iwarp_count(ep->dev, IWARP_CNT_TERMINATE_SENT);
 	trace_srdma_iw_terminate(&iqp->qp->ibqp, true, iqp->term_ctrl);
 	ep->abort = false;	/* let the Terminate reach the peer */
 }
@@ -713,7 +713,7 @@ static void iwarp_setup_active(struct iwarp_ep *ep)
 
 	ibdev_dbg_ratelimited(&ep->dev->ibdev, "connect failed: %d\n", err);
 	if (err == -ETIMEDOUT)
-		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+		iwarp_count(ep->dev, IWARP_CNT_SETUP_TIMEOUT);
 	else if (err != -ECONNREFUSED)
 		err = -ECONNRESET;
 	iwarp_event(ep, id, IW_CM_EVENT_CONNECT_REPLY, err,
@@ -806,7 +806,7 @@ static bool iwarp_request_take(struct iwarp_ep *ep, bool expired)
 	xa_lock(&iwarp_requests);
 	taken = __xa_cmpxchg(&iwarp_requests, ep->handle, ep, NULL, 0) == ep;
 	if (taken && expired)
-		srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+		iwarp_count(ep->dev, IWARP_CNT_SETUP_TIMEOUT);
 	xa_unlock(&iwarp_requests);
 	if (taken)
 		del_timer_sync(&ep->timer);	/* nothing kicks it now */
@@ -946,7 +946,7 @@ static void iwarp_setup_passive(struct iwarp_ep *ep)
 	iwarp_obs_setup(ep, err);
 	if (err) {
 		if (err == -ETIMEDOUT)
-			srdma_count(ep->dev, SRDMA_CNT_IW_SETUP_TIMEOUT);
+			iwarp_count(ep->dev, IWARP_CNT_SETUP_TIMEOUT);
 		iwarp_setup_leave_listener(ep);
 		iwarp_ep_put(ep);	/* the set-up's reference */
 		return;
@@ -1080,7 +1080,7 @@ static bool iwarp_listener_admit(struct iwarp_listener *l)
 		l->nhalf++;
 	spin_unlock_bh(&l->lock);
 	if (!ok)
-		srdma_count(l->dev, SRDMA_CNT_IW_SETUP_REFUSED);
+		iwarp_count(l->dev, IWARP_CNT_SETUP_REFUSED);
 	return ok;
 }
 

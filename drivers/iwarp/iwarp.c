@@ -274,4 +274,6 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.qp_state_changed = iwarp_qp_state_changed,
 	.sq_kick = iwarp_sq_kick,
 	.fill_res_qp = iwarp_fill_res_qp,
+	.counter_names = iwarp_counter_names,
+	.num_counters = IWARP_CNT_MAX,
 };

@@ -26,6 +26,31 @@
 #include "../core/transport.h"
 #include "iwarp_wire.h"
 
+/*
+ * iWARP's device counters, after the core's (iwarp_counter_names in
+ * observe.c; Documentation/debugging.rst says what each counts).
+ */
+enum iwarp_counter {
+	IWARP_CNT_CONNECTIONS,		/* MPA done, FPDUs flow */
+	IWARP_CNT_CRC_CONNECTIONS,	/* ...of them with MPA CRC */
+	IWARP_CNT_TERMINATE_SENT,
+	IWARP_CNT_TERMINATE_RCVD,
+	IWARP_CNT_SETUP_REFUSED,	/* listener full of half-open ones */
+	IWARP_CNT_SETUP_TIMEOUT,	/* connect + MPA past their time */
+	IWARP_CNT_CONNECTS,		/* active connects started */
+	IWARP_CNT_ACCEPTS,
+	IWARP_CNT_REJECTS_SENT,
+	IWARP_CNT_REJECTS_RCVD,
+	IWARP_CNT_MPA_FAILURES,		/* MPA frames refused, either side */
+	IWARP_CNT_ABORTS,		/* connections closed with a RST */
+	IWARP_CNT_MAX,
+};
+
+static inline void iwarp_count(struct srdma_dev *dev, enum iwarp_counter c)
+{
+	srdma_tp_count(dev, c);
+}
+
 /* Longest header an FPDU can start with: untagged + atomic request. */
 #define IWARP_MAX_HDR	(MPA_LEN_SIZE + sizeof(struct ddp_untagged_hdr) + \
 			 sizeof(struct rdmap_atomic_req))
@@ -382,6 +407,7 @@ void iwarp_tx_release(struct iwarp_qp *iqp);
 u32 iwarp_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc);
 
 /* observe.c */
+extern const char *const iwarp_counter_names[IWARP_CNT_MAX];
 struct rdma_cm_id;
 void iwarp_obs_connect(struct iwarp_ep *ep);
 int iwarp_obs_mpa_sent(struct iwarp_ep *ep, bool request, bool reject, int err);

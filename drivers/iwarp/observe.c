@@ -13,6 +13,21 @@
 #include "iwarp.h"
 #include "trace.h"
 
+const char *const iwarp_counter_names[IWARP_CNT_MAX] = {
+	[IWARP_CNT_CONNECTIONS] = "iwarp_connections",
+	[IWARP_CNT_CRC_CONNECTIONS] = "iwarp_crc_connections",
+	[IWARP_CNT_TERMINATE_SENT] = "iwarp_terminate_sent",
+	[IWARP_CNT_TERMINATE_RCVD] = "iwarp_terminate_rcvd",
+	[IWARP_CNT_SETUP_REFUSED] = "iwarp_setup_refused",
+	[IWARP_CNT_SETUP_TIMEOUT] = "iwarp_setup_timeout",
+	[IWARP_CNT_CONNECTS] = "iwarp_connects",
+	[IWARP_CNT_ACCEPTS] = "iwarp_accepts",
+	[IWARP_CNT_REJECTS_SENT] = "iwarp_rejects_sent",
+	[IWARP_CNT_REJECTS_RCVD] = "iwarp_rejects_rcvd",
+	[IWARP_CNT_MPA_FAILURES] = "iwarp_mpa_failures",
+	[IWARP_CNT_ABORTS] = "iwarp_aborts",
+};
+
 static void iwarp_obs_trace(struct iwarp_ep *ep, const char *step, int err)
 {
 	trace_srdma_iw_cm(&ep->dev->ibdev, step, err, &ep->raddr, ep->rev,
@@ -22,7 +37,7 @@ static void iwarp_obs_trace(struct iwarp_ep *ep, const char *step, int err)
 /* iw_cm asked for a connection (srdma_iw_connect). */
 void iwarp_obs_connect(struct iwarp_ep *ep)
 {
-	srdma_count(ep->dev, SRDMA_CNT_IW_CONNECTS);
+	iwarp_count(ep->dev, IWARP_CNT_CONNECTS);
 	iwarp_obs_trace(ep, "connect", 0);
 }
 
@@ -30,9 +45,9 @@ void iwarp_obs_connect(struct iwarp_ep *ep)
 int iwarp_obs_mpa_sent(struct iwarp_ep *ep, bool request, bool reject, int err)
 {
 	if (reject)
-		srdma_count(ep->dev, SRDMA_CNT_IW_REJECTS_SENT);
+		iwarp_count(ep->dev, IWARP_CNT_REJECTS_SENT);
 	else if (!request && !err)
-		srdma_count(ep->dev, SRDMA_CNT_IW_ACCEPTS);
+		iwarp_count(ep->dev, IWARP_CNT_ACCEPTS);
 	iwarp_obs_trace(ep, request ? "mpa request sent" :
 			 reject ? "mpa reject sent" : "mpa reply sent", err);
 	return err;
@@ -47,10 +62,10 @@ void iwarp_obs_setup(struct iwarp_ep *ep, int err)
 		step = ep->active ? "mpa reply received" :
 				    "mpa request received";
 	} else if (err == -ECONNREFUSED && ep->state == IWARP_EP_SETUP) {
-		srdma_count(ep->dev, SRDMA_CNT_IW_REJECTS_RCVD);
+		iwarp_count(ep->dev, IWARP_CNT_REJECTS_RCVD);
 		step = "mpa reject received";
 	} else if (err == -EPROTO || err == -EOPNOTSUPP) {
-		srdma_count(ep->dev, SRDMA_CNT_IW_MPA_FAILURES);
+		iwarp_count(ep->dev, IWARP_CNT_MPA_FAILURES);
 		step = "mpa frame refused";
 	} else {
 		step = "set-up failed";
@@ -62,7 +77,7 @@ void iwarp_obs_setup(struct iwarp_ep *ep, int err)
 void iwarp_obs_close(struct iwarp_ep *ep)
 {
 	if (ep->abort)
-		srdma_count(ep->dev, SRDMA_CNT_IW_ABORTS);
+		iwarp_count(ep->dev, IWARP_CNT_ABORTS);
 	iwarp_obs_trace(ep, ep->abort ? "abort" : "close", 0);
 }
 

@@ -303,7 +303,7 @@ static void iwarp_rx_terminate(struct iwarp_qp *iqp)
 			      qp->ibqp.qp_num, layer, etype,
 			      (ctrl >> TERM_CODE_SHIFT) & 0xff);
 	iqp->rx.state = IWARP_RX_DEAD;
-	srdma_count(qp_dev(qp), SRDMA_CNT_IW_TERMINATE_RCVD);
+	iwarp_count(qp_dev(qp), IWARP_CNT_TERMINATE_RCVD);
 	trace_srdma_iw_terminate(&qp->ibqp, false, ctrl);
 	if ((layer == TERM_LAYER_RDMAP && etype == TERM_RDMAP_PROTECTION) ||
 	    (layer == TERM_LAYER_DDP && etype == TERM_DDP_TAGGED))

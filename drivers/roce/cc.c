@@ -354,7 +354,7 @@ static void roce_cc_increase(struct roce_qp *rqp, enum roce_dcqcn_inc why)
 	}
 	roce_cc_params(t, &p);
 	if (roce_dcqcn_inc(&cc->dcqcn, &p, why)) {
-		srdma_count(qp_dev(rqp->qp), SRDMA_CNT_CC_RATE_INC);
+		roce_count(qp_dev(rqp->qp), ROCE_CNT_CC_RATE_INC);
 		roce_cc_trace(rqp, cc->dcqcn.rc, why == ROCE_DCQCN_INC_TIMER ?
 			      "timer" : "bytes");
 	}
@@ -549,7 +549,7 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 	struct roce_dcqcn_params p;
 	u64 now;
 
-	srdma_count(qp_dev(qp), SRDMA_CNT_CC_CNP_RX);
+	roce_count(qp_dev(qp), ROCE_CNT_CC_CNP_RX);
 	if (!roce_cc_qp(qp) || !READ_ONCE(t->enable))
 		return;
 	spin_lock_bh(&rqp->lock);
@@ -575,7 +575,7 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 	cc->last_cut_ns = now;
 	/* both increase events count afresh: B here, T in its callback */
 	cc->bytes = 0;
-	srdma_count(qp_dev(qp), SRDMA_CNT_CC_RATE_DEC);
+	roce_count(qp_dev(qp), ROCE_CNT_CC_RATE_DEC);
 	roce_cc_trace(rqp, cc->dcqcn.rc, "cnp");
 	roce_cc_timers_start(rqp);
 out:
@@ -610,7 +610,7 @@ void roce_cc_ce_rcvd(struct srdma_qp *qp)
 	struct roce_cc *cc = &rqp->cc;
 	u64 now;
 
-	srdma_count(qp_dev(qp), SRDMA_CNT_CC_CE_RX);
+	roce_count(qp_dev(qp), ROCE_CNT_CC_CE_RX);
 	if (!roce_cc_qp(qp) || !READ_ONCE(t->enable))
 		return;
 	spin_lock_bh(&rqp->lock);
@@ -626,7 +626,7 @@ void roce_cc_ce_rcvd(struct srdma_qp *qp)
 		goto out;
 	cc->cnp_sent = true;
 	cc->last_cnp_ns = now;
-	srdma_count(qp_dev(qp), SRDMA_CNT_CC_CNP_TX);
+	roce_count(qp_dev(qp), ROCE_CNT_CC_CNP_TX);
 out:
 	spin_unlock_bh(&rqp->lock);
 }

@@ -196,7 +196,7 @@ void roce_mcast_rcv(struct roce_pkt *pkt)
 	g = roce_mcg_find(dev, &gid);
 	if (!g) {
 		rcu_read_unlock();
-		srdma_count(dev, SRDMA_CNT_RX_BAD_QP);
+		roce_count(dev, ROCE_CNT_RX_BAD_QP);
 		return;
 	}
 	for (i = 0; i < g->nqp; i++) {

@@ -11,6 +11,37 @@
 #include "roce.h"
 #include "trace.h"
 
+const char *const roce_counter_names[ROCE_CNT_MAX] = {
+	[ROCE_CNT_RX_BAD_QP] = "rx_bad_qp",
+	[ROCE_CNT_RETRANSMITS] = "retransmits",
+	[ROCE_CNT_RX_DUPLICATE] = "rx_duplicate",
+	[ROCE_CNT_SEQ_NAK_SENT] = "seq_nak_sent",
+	[ROCE_CNT_RNR_NAK_SENT] = "rnr_nak_sent",
+	[ROCE_CNT_RETRY_EXCEEDED] = "retry_exceeded",
+	[ROCE_CNT_RX_REORDER_HELD] = "rx_reorder_held",
+	[ROCE_CNT_RETRANSMIT_PROBES] = "retransmit_probes",
+	[ROCE_CNT_RETRANSMIT_TIMEOUTS] = "retransmit_timeouts",
+	[ROCE_CNT_RNR_RETRY_EXCEEDED] = "rnr_retry_exceeded",
+	[ROCE_CNT_ACCESS_NAK_SENT] = "access_nak_sent",
+	[ROCE_CNT_INV_REQ_NAK_SENT] = "inv_req_nak_sent",
+	[ROCE_CNT_REM_OP_NAK_SENT] = "rem_op_nak_sent",
+	[ROCE_CNT_SEQ_NAK_RCVD] = "seq_nak_rcvd",
+	[ROCE_CNT_RNR_NAK_RCVD] = "rnr_nak_rcvd",
+	[ROCE_CNT_ACCESS_NAK_RCVD] = "access_nak_rcvd",
+	[ROCE_CNT_INV_REQ_NAK_RCVD] = "inv_req_nak_rcvd",
+	[ROCE_CNT_REM_OP_NAK_RCVD] = "rem_op_nak_rcvd",
+	[ROCE_CNT_RX_DROP_MALFORMED] = "rx_malformed",
+	[ROCE_CNT_RX_DROP_PKEY] = "rx_bad_pkey",
+	[ROCE_CNT_RX_DROP_SERVICE] = "rx_bad_service",
+	[ROCE_CNT_RX_DROP_PATH] = "rx_bad_path",
+	[ROCE_CNT_RD_NOMEM] = "read_resp_nomem",
+	[ROCE_CNT_CC_CE_RX] = "cc_ce_rx",
+	[ROCE_CNT_CC_CNP_TX] = "cc_cnp_tx",
+	[ROCE_CNT_CC_CNP_RX] = "cc_cnp_rx",
+	[ROCE_CNT_CC_RATE_DEC] = "cc_rate_dec",
+	[ROCE_CNT_CC_RATE_INC] = "cc_rate_inc",
+};
+
 /* The requester goes back to una_psn (req.c, roce_req_rewind). */
 void roce_obs_rewind(struct roce_qp *rqp)
 {
@@ -37,7 +68,7 @@ void roce_obs_timeout(struct roce_qp *rqp)
 	struct srdma_qp *qp = rqp->qp;
 
 	qp->stats.timeouts++;
-	srdma_count(qp_dev(qp), SRDMA_CNT_RETRANSMIT_TIMEOUTS);
+	roce_count(qp_dev(qp), ROCE_CNT_RETRANSMIT_TIMEOUTS);
 	trace_srdma_retransmit(&qp->ibqp, "timeout", rqp->una_psn,
 			       rqp->next_psn, rqp->retry_left);
 }
@@ -48,7 +79,7 @@ void roce_obs_rnr(struct roce_qp *rqp, u32 delay_us, bool give_up)
 	struct srdma_qp *qp = rqp->qp;
 
 	if (give_up)
-		srdma_count(qp_dev(qp), SRDMA_CNT_RNR_RETRY_EXCEEDED);
+		roce_count(qp_dev(qp), ROCE_CNT_RNR_RETRY_EXCEEDED);
 	trace_srdma_rnr_wait(&qp->ibqp, rqp->una_psn, delay_us, rqp->rnr_left,
 			     give_up);
 }
@@ -67,14 +98,14 @@ void roce_obs_ack_sent(struct srdma_qp *qp, u8 syndrome, u32 psn)
 		return;
 	switch (syndrome & 0x1f) {
 	case ROCE_NAK_REMOTE_ACCESS:
-		srdma_count(dev, SRDMA_CNT_ACCESS_NAK_SENT);
+		roce_count(dev, ROCE_CNT_ACCESS_NAK_SENT);
 		break;
 	case ROCE_NAK_INVALID_REQ:
 	case ROCE_NAK_INVALID_RD_REQ:
-		srdma_count(dev, SRDMA_CNT_INV_REQ_NAK_SENT);
+		roce_count(dev, ROCE_CNT_INV_REQ_NAK_SENT);
 		break;
 	case ROCE_NAK_REMOTE_OP:
-		srdma_count(dev, SRDMA_CNT_REM_OP_NAK_SENT);
+		roce_count(dev, ROCE_CNT_REM_OP_NAK_SENT);
 		break;
 	default:
 		break;
@@ -87,26 +118,26 @@ void roce_obs_aeth_rcvd(struct roce_qp *rqp, const struct roce_pkt *pkt,
 {
 	struct srdma_qp *qp = rqp->qp;
 	struct srdma_dev *dev = qp_dev(qp);
-	enum srdma_counter c;
+	enum roce_counter c;
 
 	switch (syndrome & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_RNR_NAK:
-		c = SRDMA_CNT_RNR_NAK_RCVD;
+		c = ROCE_CNT_RNR_NAK_RCVD;
 		qp->stats.rnr_naks_rcvd++;
 		break;
 	case ROCE_AETH_NAK:
 		switch (syndrome & 0x1f) {
 		case ROCE_NAK_PSN_SEQ:
-			c = SRDMA_CNT_SEQ_NAK_RCVD;
+			c = ROCE_CNT_SEQ_NAK_RCVD;
 			break;
 		case ROCE_NAK_REMOTE_ACCESS:
-			c = SRDMA_CNT_ACCESS_NAK_RCVD;
+			c = ROCE_CNT_ACCESS_NAK_RCVD;
 			break;
 		case ROCE_NAK_REMOTE_OP:
-			c = SRDMA_CNT_REM_OP_NAK_RCVD;
+			c = ROCE_CNT_REM_OP_NAK_RCVD;
 			break;
 		default:
-			c = SRDMA_CNT_INV_REQ_NAK_RCVD;
+			c = ROCE_CNT_INV_REQ_NAK_RCVD;
 			break;
 		}
 		break;
@@ -114,7 +145,7 @@ void roce_obs_aeth_rcvd(struct roce_qp *rqp, const struct roce_pkt *pkt,
 		return;
 	}
 	qp->stats.naks_rcvd++;
-	srdma_count(dev, c);
+	roce_count(dev, c);
 	trace_srdma_nak_recv(&qp->ibqp, syndrome, pkt->psn);
 }
 

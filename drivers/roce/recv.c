@@ -145,7 +145,7 @@ static void roce_cnp_rcv(struct roce_pkt *pkt)
 	pkt->bth = (struct roce_bth *)skb->data;
 	if (skb->len != sizeof(struct roce_bth) + ROCE_CNP_RSVD_BYTES +
 	    ROCE_ICRC_BYTES || (pkt->bth->flags & ROCE_BTH_TVER_MASK)) {
-		srdma_count(dev, SRDMA_CNT_RX_DROP_MALFORMED);
+		roce_count(dev, ROCE_CNT_RX_DROP_MALFORMED);
 		goto drop_count;
 	}
 	if (!roce_icrc_ok(pkt)) {
@@ -153,22 +153,22 @@ static void roce_cnp_rcv(struct roce_pkt *pkt)
 		goto drop;
 	}
 	if ((be16_to_cpu(pkt->bth->pkey) & 0x7fff) != 0x7fff) {
-		srdma_count(dev, SRDMA_CNT_RX_DROP_PKEY);
+		roce_count(dev, ROCE_CNT_RX_DROP_PKEY);
 		goto drop_count;
 	}
 	qpn = be32_to_cpu(pkt->bth->qpn) & ROCE_QPN_MASK;
 	pkt->qp = srdma_qp_get(dev, qpn);
 	if (!pkt->qp) {
-		srdma_count(dev, SRDMA_CNT_RX_BAD_QP);
+		roce_count(dev, ROCE_CNT_RX_BAD_QP);
 		goto drop;
 	}
 	if (pkt->qp->ibqp.qp_type != IB_QPT_RC &&
 	    pkt->qp->ibqp.qp_type != IB_QPT_UC) {
-		srdma_count(dev, SRDMA_CNT_RX_DROP_SERVICE);
+		roce_count(dev, ROCE_CNT_RX_DROP_SERVICE);
 		goto drop_put;
 	}
 	if (!roce_path_ok(pkt->qp, pkt)) {
-		srdma_count(dev, SRDMA_CNT_RX_DROP_PATH);
+		roce_count(dev, ROCE_CNT_RX_DROP_PATH);
 		goto drop_put;
 	}
 	trace_srdma_roce_rx(&pkt->qp->ibqp, pkt->bth, skb->len);
@@ -208,7 +208,7 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 	if (roce_parse(&pkt)) {
 		ibdev_dbg_ratelimited(&dev->ibdev, "malformed packet (len %u)\n",
 				      skb->len);
-		srdma_count(dev, SRDMA_CNT_RX_DROP_MALFORMED);
+		roce_count(dev, ROCE_CNT_RX_DROP_MALFORMED);
 		goto drop_count;
 	}
 	if (!roce_icrc_ok(&pkt)) {
@@ -219,7 +219,7 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 	if ((be16_to_cpu(pkt.bth->pkey) & 0x7fff) != 0x7fff) {
 		ibdev_dbg_ratelimited(&dev->ibdev, "bad P_Key %#x\n",
 				      be16_to_cpu(pkt.bth->pkey));
-		srdma_count(dev, SRDMA_CNT_RX_DROP_PKEY);
+		roce_count(dev, ROCE_CNT_RX_DROP_PKEY);
 		goto drop_count;
 	}
 
@@ -233,14 +233,14 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 	}
 	pkt.qp = srdma_qp_get(dev, qpn);
 	if (!pkt.qp) {
-		srdma_count(dev, SRDMA_CNT_RX_BAD_QP);
+		roce_count(dev, ROCE_CNT_RX_BAD_QP);
 		goto drop;
 	}
 	if (!roce_service_ok(pkt.qp, pkt.opcode & ROCE_OP_SERVICE_MASK)) {
 		ibdev_dbg_ratelimited(&dev->ibdev,
 				      "opcode %#x for QP %u of type %d\n",
 				      pkt.opcode, qpn, pkt.qp->ibqp.qp_type);
-		srdma_count(dev, SRDMA_CNT_RX_DROP_SERVICE);
+		roce_count(dev, ROCE_CNT_RX_DROP_SERVICE);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}
@@ -248,7 +248,7 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 		ibdev_dbg_ratelimited(&dev->ibdev,
 				      "packet for QP %u from outside its path\n",
 				      qpn);
-		srdma_count(dev, SRDMA_CNT_RX_DROP_PATH);
+		roce_count(dev, ROCE_CNT_RX_DROP_PATH);
 		srdma_qp_put(pkt.qp);
 		goto drop_count;
 	}

@@ -52,7 +52,7 @@ bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt)
 	else
 		__skb_queue_after(q, pos, pkt->skb);
 	pkt->skb = NULL;
-	srdma_count(pkt->dev, SRDMA_CNT_RX_REORDER_HELD);
+	roce_count(pkt->dev, ROCE_CNT_RX_REORDER_HELD);
 	return true;
 }
 

@@ -503,7 +503,7 @@ void roce_req_rewind(struct roce_qp *rqp)
 	rqp->req_cur = i;
 	rqp->next_psn = rqp->una_psn;
 	rqp->recovering = false;
-	srdma_count(qp_dev(qp), SRDMA_CNT_RETRANSMITS);
+	roce_count(qp_dev(qp), ROCE_CNT_RETRANSMITS);
 }
 
 /* The SEND or WRITE WQE in flight that carries @psn, or NULL. */
@@ -556,7 +556,7 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
 		rqp->recover_psn = rqp->next_psn;
 	rqp->recovering = true;
 	rqp->probe_psn = psn;
-	srdma_count(qp_dev(rqp->qp), SRDMA_CNT_RETRANSMIT_PROBES);
+	roce_count(qp_dev(rqp->qp), ROCE_CNT_RETRANSMIT_PROBES);
 	roce_obs_probe(rqp, psn);
 }
 
@@ -627,7 +627,7 @@ static void roce_retrans_timeout(struct timer_list *t)
 			      to_rswqe(oldest)->last_psn);
 	roce_obs_timeout(rqp);
 	if (!rqp->retry_left) {
-		srdma_count(qp_dev(qp), SRDMA_CNT_RETRY_EXCEEDED);
+		roce_count(qp_dev(qp), ROCE_CNT_RETRY_EXCEEDED);
 		roce_req_fail(rqp, IB_WC_RETRY_EXC_ERR);
 		goto out;
 	}

@@ -236,7 +236,7 @@ static void roce_rd_requeue(struct roce_qp *rqp, bool nomem)
 
 	if (nomem) {
 		rqp->rd_backoff = clamp(rqp->rd_backoff * 2, 1UL, max);
-		srdma_count(qp_dev(rqp->qp), SRDMA_CNT_RD_NOMEM);
+		roce_count(qp_dev(rqp->qp), ROCE_CNT_RD_NOMEM);
 	} else {
 		rqp->rd_backoff = 0;
 	}
@@ -786,13 +786,13 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		roce_reorder_hold(rqp, pkt);
 		if (!rqp->nak_sent) {
 			rqp->nak_sent = true;
-			srdma_count(pkt->dev, SRDMA_CNT_SEQ_NAK_SENT);
+			roce_count(pkt->dev, ROCE_CNT_SEQ_NAK_SENT);
 			roce_send_nak(qp, ROCE_NAK_PSN_SEQ, rqp->epsn);
 		}
 		return;
 	}
 	if (diff < 0) {
-		srdma_count(pkt->dev, SRDMA_CNT_RX_DUPLICATE);
+		roce_count(pkt->dev, ROCE_CNT_RX_DUPLICATE);
 		roce_resp_duplicate(rqp, pkt);
 		return;
 	}
@@ -813,7 +813,7 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	case ROCE_DONE:
 		break;
 	case ROCE_RNR:
-		srdma_count(pkt->dev, SRDMA_CNT_RNR_NAK_SENT);
+		roce_count(pkt->dev, ROCE_CNT_RNR_NAK_SENT);
 		roce_send_ack(qp, ROCE_AETH_RNR_NAK |
 			      (qp->attr.min_rnr_timer & 0x1f), pkt->psn);
 		break;
@@ -862,7 +862,7 @@ static void roce_resp_drain(struct roce_qp *rqp, struct roce_pkt *from)
 		      psn_add(rqp->epsn, ROCE_PSN_MASK));
 	if (!roce_reorder_empty(rqp) && !rqp->nak_sent) {
 		rqp->nak_sent = true;
-		srdma_count(from->dev, SRDMA_CNT_SEQ_NAK_SENT);
+		roce_count(from->dev, ROCE_CNT_SEQ_NAK_SENT);
 		roce_send_nak(qp, ROCE_NAK_PSN_SEQ, rqp->epsn);
 	}
 }

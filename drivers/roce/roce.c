@@ -265,4 +265,6 @@ const struct srdma_transport srdma_roce_transport = {
 	.sq_kick = roce_sq_kick,
 	.sqd_drains = true,
 	.fill_res_qp = roce_fill_res_qp,
+	.counter_names = roce_counter_names,
+	.num_counters = ROCE_CNT_MAX,
 };

@@ -24,6 +24,47 @@
 struct roce_net;
 
 /*
+ * RoCE's device counters, after the core's (roce_counter_names in
+ * observe.c; Documentation/debugging.rst says what each counts).
+ */
+enum roce_counter {
+	ROCE_CNT_RX_BAD_QP,
+	ROCE_CNT_RETRANSMITS,
+	ROCE_CNT_RX_DUPLICATE,
+	ROCE_CNT_SEQ_NAK_SENT,
+	ROCE_CNT_RNR_NAK_SENT,
+	ROCE_CNT_RETRY_EXCEEDED,
+	ROCE_CNT_RX_REORDER_HELD,	/* RC packets held past a PSN gap */
+	ROCE_CNT_RETRANSMIT_PROBES,	/* single-packet resends after a NAK */
+	ROCE_CNT_RETRANSMIT_TIMEOUTS,	/* the retransmit timer fired */
+	ROCE_CNT_RNR_RETRY_EXCEEDED,
+	ROCE_CNT_ACCESS_NAK_SENT,	/* the other NAKs sent, by kind */
+	ROCE_CNT_INV_REQ_NAK_SENT,
+	ROCE_CNT_REM_OP_NAK_SENT,
+	ROCE_CNT_SEQ_NAK_RCVD,		/* NAKs received, by kind */
+	ROCE_CNT_RNR_NAK_RCVD,
+	ROCE_CNT_ACCESS_NAK_RCVD,
+	ROCE_CNT_INV_REQ_NAK_RCVD,
+	ROCE_CNT_REM_OP_NAK_RCVD,
+	ROCE_CNT_RX_DROP_MALFORMED,	/* rx_dropped by reason (also in it) */
+	ROCE_CNT_RX_DROP_PKEY,
+	ROCE_CNT_RX_DROP_SERVICE,
+	ROCE_CNT_RX_DROP_PATH,
+	ROCE_CNT_RD_NOMEM,		/* READ replies put off: no skb */
+	ROCE_CNT_CC_CE_RX,		/* congestion control (cc.c) */
+	ROCE_CNT_CC_CNP_TX,
+	ROCE_CNT_CC_CNP_RX,
+	ROCE_CNT_CC_RATE_DEC,
+	ROCE_CNT_CC_RATE_INC,
+	ROCE_CNT_MAX,
+};
+
+static inline void roce_count(struct srdma_dev *dev, enum roce_counter c)
+{
+	srdma_tp_count(dev, c);
+}
+
+/*
  * Congestion control tunables of a device (cc.c; sysfs cc/, documented
  * in Documentation/roce.rst). Each is one u32 that sysfs writes whole
  * and the data path reads with READ_ONCE(): no lock, and no reader
@@ -412,6 +453,7 @@ void roce_cc_sent(struct roce_qp *rqp, u32 bytes);
 extern const struct attribute_group roce_cc_group;
 
 /* observe.c APIs: */
+extern const char *const roce_counter_names[ROCE_CNT_MAX];
 void roce_obs_rewind(struct roce_qp *rqp);
 void roce_obs_probe(struct roce_qp *rqp, u32 psn);
 void roce_obs_timeout(struct roce_qp *rqp);
