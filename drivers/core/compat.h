@@ -53,4 +53,11 @@ static inline int srdma_create_cq_attrs(struct ib_cq *ibcq,
 #define SRDMA_CREATE_CQ_OP srdma_create_cq
 #endif
 
+/*
+ * 6.10, "tracing: Remove second parameter to __assign_str()" (v6.10-rc1):
+ * what __assign_str() does, with neither signature, for the trace.h
+ * headers: __string() reserved strlen(src) + 1 bytes.
+ */
+#define srdma_assign_str(dst, src) strcpy(__get_str(dst), src)
+
 #endif /* SRDMA_COMPAT_H */
