@@ -128,7 +128,6 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct srdma_dev *dev = to_sdev(ibqp->device);
 	struct srdma_qp *qp = to_sqp(ibqp);
 	struct rxe_create_qp_resp resp = {};
-	u32 send_wr = init->cap.max_send_wr;	/* before the rings round it */
 	int err;
 
 	err = srdma_qp_check_init(dev, init);
@@ -165,7 +164,7 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = srdma_qp_rings(qp, init, udata, &resp);
 	if (err)
 		goto err_qpn;
-	err = srdma_swqe_alloc(qp, send_wr);
+	err = srdma_swqe_alloc(qp);
 	if (err)
 		goto err_rings;
 	if (dev->tp->qp_init) {

@@ -115,7 +115,6 @@ static void srdma_qp_reset_rings(struct srdma_qp *qp)
 {
 	qp->sq_fetch = 0;
 	qp->sq_cons = 0;
-	qp->sq_seen = 0;
 	qp->sq.q.buf->producer_index = 0;
 	qp->sq.q.buf->consumer_index = 0;
 	if (!qp->srq) {

@@ -2,7 +2,7 @@
 /*
  * Send queue processing shared by both transports.
  *
- * Each WQE in flight has a kernel copy (struct srdma_swqe). The doorbell
+ * Each ring slot has a kernel copy (struct srdma_swqe). The doorbell
  * copies new WQEs out of the ring (user memory is never trusted twice),
  * validates them, runs the local operations (bind, invalidate, fast
  * register) and hands the rest to the transport. WQEs complete strictly
@@ -14,30 +14,16 @@
 #include "transport.h"
 
 /*
- * Kernel copies for @depth WQEs in flight (the max_send_wr asked for),
- * rounded up to a power of two. The ring has a slot more than that,
- * rounded up too: a 16-WR SQ gets a 32-slot ring (31 usable), but 16
- * copies, not 32. A producer that uses the whole ring is served in turn:
- * what finds no free copy waits in the ring (srdma_sq_new()).
- *
- * Each copy is as large as the QP's own SGE and inline limits need. Only
- * UD and GSI WQEs carry an address (96 bytes), after the SGEs: a
- * connected QP's copies are the smaller for it.
+ * One kernel copy per ring slot, each as large as the QP's own SGE and
+ * inline limits need. Only UD and GSI WQEs carry an address (96 bytes),
+ * after the SGEs: a connected QP's copies are the smaller for it.
  */
-int srdma_swqe_alloc(struct srdma_qp *qp, u32 depth)
+int srdma_swqe_alloc(struct srdma_qp *qp)
 {
 	u32 payload = max_t(u32, qp->sq.max_sge * sizeof(struct ib_sge),
 			    qp->sq.max_inline);
 	u32 size = ALIGN(sizeof(struct srdma_swqe) + payload, 8);
-	u32 slots = srdma_queue_slots(&qp->sq.q);
 
-	/*
-	 * A connected QP's copy is then no larger than its ring slot, a
-	 * power of two: the copies of a power-of-two SQ (16 WRs of up to 3
-	 * SGEs or 48 bytes inline: 4 KiB) fill their kmalloc class exactly,
-	 * and a byte more here would double it.
-	 */
-	BUILD_BUG_ON(sizeof(struct srdma_swqe) > sizeof(struct rxe_send_wqe));
 	BUILD_BUG_ON(__alignof__(struct srdma_av) > 8);
 	qp->swqe_av_off = 0;
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
@@ -45,9 +31,7 @@ int srdma_swqe_alloc(struct srdma_qp *qp, u32 depth)
 		size = ALIGN(size + sizeof(struct srdma_av), 8);
 	}
 	qp->swqe_size = size;
-	/* both powers of two: a copy's index is a ring index's low bits */
-	qp->swqe_mask = roundup_pow_of_two(clamp_t(u32, depth, 1, slots)) - 1;
-	qp->swqe_buf = kvcalloc(srdma_swqe_slots(qp), qp->swqe_size,
+	qp->swqe_buf = kvcalloc(srdma_queue_slots(&qp->sq.q), qp->swqe_size,
 				GFP_KERNEL);
 	if (!qp->swqe_buf)
 		return -ENOMEM;
@@ -305,10 +289,6 @@ static bool srdma_sq_head_done(struct srdma_qp *qp)
  * transport may still be sending, and their kernel copies must not be
  * fetched over. Returns false if the producer index claims more than
  * that: it lapped its own WQEs in flight, which librxe never does.
- *
- * What is taken in is fetched as kernel copies come free: *@count is
- * what the free ones take now; sq_seen marks the end of the rest, which
- * waits in the ring (srdma_sq_refill()). State_lock held.
  */
 static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
 {
@@ -319,31 +299,8 @@ static bool srdma_sq_new(struct srdma_qp *qp, u32 *count)
 	u32 room = busy < mask ? mask - busy : 0;
 	u32 n = (prod - qp->sq_fetch) & mask;
 
-	WRITE_ONCE(qp->sq_seen, qp->sq_fetch + min(n, room));
-	*count = min3(n, room, srdma_swqe_slots(qp) - busy);
+	*count = min(n, room);
 	return n <= room;
-}
-
-/*
- * WQEs taken in earlier that wait for a kernel copy, as many as the free
- * ones take; the producer index is not read again. State_lock held.
- */
-static u32 srdma_sq_backlog(struct srdma_qp *qp)
-{
-	u32 busy = qp->sq_fetch - qp->sq_cons;
-
-	return min(qp->sq_seen - qp->sq_fetch, srdma_swqe_slots(qp) - busy);
-}
-
-/*
- * WQEs wait in the ring for a kernel copy, and one is free now: another
- * walk fetches (or, in ERR, flushes) them. In SQD too: they were posted
- * before it, when the doorbell took them in. State_lock held.
- */
-static bool srdma_sq_refill(struct srdma_qp *qp)
-{
-	return (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
-		qp->state == IB_QPS_ERR) && srdma_sq_backlog(qp);
 }
 
 /*
@@ -373,9 +330,8 @@ enum srdma_sq_next { SRDMA_SQ_IDLE, SRDMA_SQ_MORE, SRDMA_SQ_FLUSH };
 
 /*
  * One batch of srdma_sq_run(): fetch up to SRDMA_RING_BATCH new WQEs (in
- * RTS; in SQD only those taken in before it; before RTS, posted WQEs wait
- * in the ring, as librxe may post before the QP is connected), complete
- * up to as many finished ones.
+ * RTS only; before RTS, posted WQEs wait in the ring, as librxe may post
+ * before the QP is connected), complete up to as many finished ones.
  */
 static enum srdma_sq_next srdma_sq_step(struct srdma_qp *qp)
 {
@@ -396,8 +352,6 @@ static enum srdma_sq_next srdma_sq_step(struct srdma_qp *qp)
 			  qp->ibqp.qp_num);
 		todo = 0;
 		fatal = true;
-	} else if (qp->state == IB_QPS_SQD) {
-		todo = srdma_sq_backlog(qp);
 	}
 	n = min_t(u32, todo, SRDMA_RING_BATCH);
 	while (n--) {
@@ -428,8 +382,7 @@ static enum srdma_sq_next srdma_sq_step(struct srdma_qp *qp)
 	}
 	if (srdma_sq_complete_locked(qp))
 		fatal = true;
-	more = !fatal && (todo || srdma_sq_head_done(qp) ||
-			  srdma_sq_refill(qp));
+	more = !fatal && (todo || srdma_sq_head_done(qp));
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (fatal) {
@@ -478,7 +431,7 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 	wqe->status = status;
 	wqe->state = SRDMA_WQE_DONE;
 	fatal = srdma_sq_complete_locked(qp) || status != IB_WC_SUCCESS;
-	more = !fatal && (srdma_sq_head_done(qp) || srdma_sq_refill(qp));
+	more = !fatal && srdma_sq_head_done(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (fatal)
 		srdma_qp_error(qp);
@@ -563,8 +516,7 @@ static bool srdma_flush_step(struct srdma_qp *qp)
 		}
 	}
 	srdma_sq_complete_locked(qp);
-	more = todo > n || qp->sq_seen != qp->sq_fetch ||
-	       qp->sq_cons != qp->sq_fetch;
+	more = todo > n || qp->sq_cons != qp->sq_fetch;
 	if (!qp->srq && srdma_flush_rq_locked(qp))
 		more = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);

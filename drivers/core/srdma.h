@@ -325,20 +325,12 @@ struct srdma_qp {
 	struct srdma_srq *srq;
 
 	struct srdma_wq sq;
-	/*
-	 * Kernel copies of the WQEs in flight (sq_cons to sq_fetch), as many
-	 * as the SQ depth asked for at create, rounded up to a power of two:
-	 * the ring may be twice that, and WQEs past the copies wait in it
-	 * (sq_fetch to sq_seen).
-	 */
-	u8 *swqe_buf;
+	u8 *swqe_buf;			/* kernel copy, one per SQ slot */
 	u32 swqe_size;
-	u32 swqe_mask;			/* copies - 1 */
 	u32 swqe_av_off;		/* UD: where in a WQE its address is */
 	/* free-running counters; the ring slot is the counter & index_mask */
 	u32 sq_fetch;			/* next WQE to fetch */
 	u32 sq_cons;			/* oldest WQE not yet completed */
-	u32 sq_seen;			/* end of what doorbells took in */
 
 	struct srdma_wq rq;
 	u32 rq_cons;
@@ -361,26 +353,10 @@ static inline struct srdma_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct srdma_qp, ibqp);
 }
 
-/* How many WQEs may be in flight: fetched and not yet completed. */
-static inline u32 srdma_swqe_slots(const struct srdma_qp *qp)
-{
-	return qp->swqe_mask + 1;
-}
-
-/*
- * Posted WQEs that a doorbell took in wait for a kernel copy: in SQD they
- * are still fetched and sent (iWARP's FIN waits for them). Any context.
- */
-static inline bool srdma_sq_waiting(const struct srdma_qp *qp)
-{
-	/* pairs with srdma_sq_run's release of sq_fetch */
-	return READ_ONCE(qp->sq_seen) != smp_load_acquire(&qp->sq_fetch);
-}
-
 static inline struct srdma_swqe *srdma_swqe_at(struct srdma_qp *qp, u32 index)
 {
 	return (struct srdma_swqe *)(qp->swqe_buf +
-		(size_t)(index & qp->swqe_mask) * qp->swqe_size);
+		(size_t)(index & qp->sq.q.index_mask) * qp->swqe_size);
 }
 
 /* A UD or GSI QP's WQE: the address copied from the AH at fetch. */
@@ -644,7 +620,7 @@ int srdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr);
 
 /* sq.c APIs: */
-int srdma_swqe_alloc(struct srdma_qp *qp, u32 depth);
+int srdma_swqe_alloc(struct srdma_qp *qp);
 void srdma_swqe_free(struct srdma_qp *qp);
 void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 			 struct rxe_recv_wqe *out, struct ib_sge *sge);

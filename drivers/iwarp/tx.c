@@ -392,10 +392,10 @@ static bool iwarp_tx_sq(struct iwarp_qp *iqp)
 	if (iqp->tx_idx == fetch)
 		return false;
 	/*
-	 * Never more than the WQE copies ahead of us: anything else (a ring
-	 * reset under us) would have us walk up to 2^32 slots of stale WQEs.
+	 * Never more than a ring ahead of us: anything else (a ring reset
+	 * under us) would have us walk up to 2^32 slots of stale WQEs.
 	 */
-	if (fetch - iqp->tx_idx > srdma_swqe_slots(qp)) {
+	if (fetch - iqp->tx_idx > qp->sq.q.index_mask + 1) {
 		srdma_qp_error(qp);
 		return false;
 	}
@@ -557,9 +557,6 @@ static void iwarp_tx_maybe_fin(struct iwarp_qp *iqp, struct socket *s)
 		return;
 	/* pairs with srdma_sq_run's release of sq_fetch */
 	if (iqp->tx_idx != smp_load_acquire(&qp->sq_fetch))
-		return;
-	/* posted before SQD, waiting for a WQE copy: sent before the FIN */
-	if (srdma_sq_waiting(qp))
 		return;
 	spin_lock_bh(&iqp->lock);
 	if (iqp->ird_head == iqp->ird_tail && iqp->ep) {

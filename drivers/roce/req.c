@@ -310,30 +310,23 @@ void roce_req_run(struct roce_qp *rqp)
 	    (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		return;
 
+	roce_req_catch_up(rqp);
 	for (;;) {
-		u32 fetch;
+		/* pairs with srdma_sq_run(): the WQE copies are complete */
+		u32 fetch = smp_load_acquire(&qp->sq_fetch);
 		struct srdma_swqe *w;
 		struct roce_swqe *rw;
 		enum ib_wc_status status;
 		int err;
 
-		/* pairs with srdma_sq_run(): the WQE copies are complete */
-		fetch = smp_load_acquire(&qp->sq_fetch);
-		/*
-		 * Each time round: local WQEs ahead of us complete (and their
-		 * copies are reused) while we walk. After the fetch position,
-		 * sq_cons is no older than when that was published: at most
-		 * the copies behind it.
-		 */
-		roce_req_catch_up(rqp);
 		if (rqp->req_cur == fetch)
 			break;
 		/*
-		 * Never more than the WQE copies behind the fetch position:
-		 * anything else is a ring emptied under us, whose stale slots
-		 * we would walk for up to 2^32 iterations.
+		 * Never more than a ring behind the fetch position: anything
+		 * else is a ring emptied under us, whose stale slots we would
+		 * walk for up to 2^32 iterations.
 		 */
-		if (fetch - rqp->req_cur > srdma_swqe_slots(qp))
+		if (fetch - rqp->req_cur > srdma_queue_slots(&qp->sq.q))
 			break;
 		w = srdma_swqe_at(qp, rqp->req_cur);
 		rw = to_rswqe(w);
