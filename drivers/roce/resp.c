@@ -253,7 +253,13 @@ static void roce_rd_work(struct work_struct *work)
 	int err = 0;
 
 	spin_lock_bh(&rqp->lock);
-	if (rqp->dead || !roce_resp_open(READ_ONCE(qp->state)))
+	/*
+	 * Resetting: the QP is still RTS, but what it owed goes with the
+	 * reset, and a reply sent now could arm the pace timer again after
+	 * the reset cancelled it.
+	 */
+	if (rqp->dead || rqp->resetting ||
+	    !roce_resp_open(READ_ONCE(qp->state)))
 		roce_rd_cancel(rqp);
 	else
 		err = roce_rd_run(rqp, ROCE_RD_WORK_PKTS);
