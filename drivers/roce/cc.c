@@ -269,13 +269,22 @@ static void roce_cc_trace(struct roce_qp *rqp, u32 rate_kbps, const char *why)
 			    rqp->cc.dcqcn.alpha, why);
 }
 
+/*
+ * The states in which a QP sends what the limiter paces: RTS and SQD as
+ * a requester, and RTR too as a responder (READ responses: a QP that
+ * only serves READs may never go past RTR, as perftest's server).
+ */
+static bool roce_cc_state_sends(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD;
+}
+
 /* The rate limit and its timers are for QPs still sending. Lock held. */
 static bool roce_cc_running(struct roce_qp *rqp)
 {
-	enum ib_qp_state state = READ_ONCE(rqp->qp->state);
-
 	return rqp->cc.limited && !rqp->dead && !rqp->resetting &&
-	       (state == IB_QPS_RTS || state == IB_QPS_SQD);
+	       roce_cc_state_sends(READ_ONCE(rqp->qp->state));
 }
 
 /*
@@ -554,8 +563,7 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 		return;
 	spin_lock_bh(&rqp->lock);
 	if (rqp->dead || rqp->resetting ||
-	    (READ_ONCE(qp->state) != IB_QPS_RTS &&
-	     READ_ONCE(qp->state) != IB_QPS_SQD))
+	    !roce_cc_state_sends(READ_ONCE(qp->state)))
 		goto out;
 	now = ktime_get_ns();
 	if (cc->limited && now - cc->last_cut_ns <
