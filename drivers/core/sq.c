@@ -122,7 +122,7 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 	memcpy(&w->wr, &slot->wr, sizeof(w->wr));
 	w->iova = READ_ONCE(slot->iova);
 	num_sge = READ_ONCE(slot->dma.num_sge);
-	w->state = SRDMA_WQE_POSTED;
+	WRITE_ONCE(w->state, SRDMA_WQE_POSTED);
 	w->status = IB_WC_SUCCESS;
 	w->signaled = qp->sig_all || (w->wr.send_flags & IB_SEND_SIGNALED);
 	w->reg_mr = NULL;
@@ -367,7 +367,7 @@ static enum srdma_sq_next srdma_sq_step(struct srdma_qp *qp)
 		if (w->status == IB_WC_SUCCESS && !local && !tp->sq_kick)
 			w->status = IB_WC_LOC_QP_OP_ERR;
 		if (w->status != IB_WC_SUCCESS || local)
-			w->state = SRDMA_WQE_DONE;
+			WRITE_ONCE(w->state, SRDMA_WQE_DONE);
 		/*
 		 * The transport reads sq_fetch without our lock, from softirq
 		 * too: publish the WQE only once its state is final, or a
@@ -428,8 +428,18 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 	bool fatal, more;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	if (wqe->state == SRDMA_WQE_DONE) {
+		/*
+		 * Flushed meanwhile: its completion is posted, keep it as
+		 * it is. An error is still the QP's.
+		 */
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		if (status != IB_WC_SUCCESS)
+			srdma_qp_error(qp);
+		return;
+	}
 	wqe->status = status;
-	wqe->state = SRDMA_WQE_DONE;
+	WRITE_ONCE(wqe->state, SRDMA_WQE_DONE);
 	fatal = srdma_sq_complete_locked(qp) || status != IB_WC_SUCCESS;
 	more = !fatal && srdma_sq_head_done(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -437,6 +447,25 @@ void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 		srdma_qp_error(qp);
 	else if (more)
 		srdma_ring_defer(qp);
+}
+
+/* The oldest WQE not yet complete fails with @status (a peer's Terminate). */
+void srdma_sq_fail_head(struct srdma_qp *qp, enum ib_wc_status status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->sq_cons != qp->sq_fetch) {
+		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
+
+		if (w->state != SRDMA_WQE_DONE) {
+			w->status = status;
+			WRITE_ONCE(w->state, SRDMA_WQE_DONE);
+			srdma_sq_complete_locked(qp);
+		}
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	srdma_qp_error(qp);
 }
 
 /*
@@ -475,48 +504,78 @@ static bool srdma_flush_rq_locked(struct srdma_qp *qp)
 }
 
 /*
- * One batch of srdma_flush(): take in up to SRDMA_RING_BATCH WQEs posted
- * since the last fetch, fail up to as many outstanding ones, complete
- * them, flush up to as many receives. Returns true if any are left.
+ * Up to @todo WQEs posted in ERR complete with a flush error straight from
+ * their ring slots, once all before them have: a transport that has not
+ * seen the error yet may still be reading the kernel copies of those,
+ * which are therefore never rewritten in ERR. sq_cons moves before
+ * sq_fetch, so that a transport never finds a fetched slot whose copy it
+ * could take for a new WQE. State_lock held. Returns true if any are left.
+ */
+static bool srdma_flush_new_locked(struct srdma_qp *qp, u32 todo)
+{
+	u32 n;
+
+	if (qp->sq_cons != qp->sq_fetch)
+		return true;
+	n = min_t(u32, todo, SRDMA_RING_BATCH);
+	while (n--) {
+		const struct rxe_send_wqe *slot =
+			srdma_queue_addr(&qp->sq.q, qp->sq_fetch);
+		struct ib_wc wc = {
+			.wr_id = READ_ONCE(slot->wr.wr_id),
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = srdma_wc_opcode(READ_ONCE(slot->wr.opcode)),
+			.qp = &qp->ibqp,
+		};
+
+		/* a CQ overflowed is in error: the rest waits for a post */
+		if (srdma_cq_post(qp->scq, &wc, false))
+			return false;
+		todo--;
+		WRITE_ONCE(qp->sq_cons, qp->sq_cons + 1);
+		/* sq_cons first: pairs with the transports' acquire */
+		smp_store_release(&qp->sq_fetch, qp->sq_cons);
+		/* done with the slot before the producer may reuse it */
+		smp_store_release(&qp->sq.q.buf->consumer_index,
+				  qp->sq_cons & qp->sq.q.index_mask);
+	}
+	return todo != 0;
+}
+
+/*
+ * One batch of srdma_flush(): fail up to SRDMA_RING_BATCH outstanding
+ * WQEs and complete them, then flush up to as many posted since, and as
+ * many receives. Returns true if any are left.
  */
 static bool srdma_flush_step(struct srdma_qp *qp)
 {
 	unsigned long flags;
-	bool more = false;
-	u32 todo, n, i;
+	u32 i, todo;
+	bool more;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state != IB_QPS_ERR) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return false;
 	}
-	/* a lapped producer: flush what fits, the rest at the next doorbell */
+	/*
+	 * Counted before the outstanding ones free their slots: a producer
+	 * that lapped them has only what fits flushed, the rest at the next
+	 * doorbell.
+	 */
 	srdma_sq_new(qp, &todo);
-	n = min_t(u32, todo, SRDMA_RING_BATCH);
-	for (i = 0; i < n; i++) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_fetch);
-		const struct rxe_send_wqe *slot =
-			srdma_queue_addr(&qp->sq.q, qp->sq_fetch);
-
-		w->wr.wr_id = READ_ONCE(slot->wr.wr_id);
-		w->wr.opcode = READ_ONCE(slot->wr.opcode);
-		w->length = 0;
-		w->state = SRDMA_WQE_POSTED;
-		/* the kernel WQE copy before the transport may see it */
-		smp_store_release(&qp->sq_fetch, qp->sq_fetch + 1);
-	}
 	/* after the one that failed, which keeps its own status */
 	for (i = 0; i < SRDMA_RING_BATCH && qp->sq_cons + i != qp->sq_fetch;
 	     i++) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons + i);
 
 		if (w->state != SRDMA_WQE_DONE) {
-			w->state = SRDMA_WQE_DONE;
 			w->status = IB_WC_WR_FLUSH_ERR;
+			WRITE_ONCE(w->state, SRDMA_WQE_DONE);
 		}
 	}
 	srdma_sq_complete_locked(qp);
-	more = todo > n || qp->sq_cons != qp->sq_fetch;
+	more = srdma_flush_new_locked(qp, todo);
 	if (!qp->srq && srdma_flush_rq_locked(qp))
 		more = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);

@@ -81,9 +81,10 @@ struct rdma_link_ops;
  * @qp_release: optional; destroy_qp is about to wait for every
  *	reference: drop the ones a connection holds. Process context.
  * @sq_kick: new send WQEs were fetched into the QP's kernel copy; the
- *	transport walks them and calls srdma_sq_wqe_done() as each
- *	finishes. Any context: a kernel ULP may post with interrupts off.
- *	Without it every WQE that needs the wire fails.
+ *	transport walks them through srdma_sq_pending() and calls
+ *	srdma_sq_wqe_done() as each finishes. Any context: a kernel ULP
+ *	may post with interrupts off. Without it every WQE that needs the
+ *	wire fails.
  * @sqd_drains: SQD waits for what is on the wire: the transport calls
  *	srdma_qp_sq_drained() once nothing is outstanding. Without it the
  *	SQ counts as drained on entering SQD.
@@ -290,13 +291,96 @@ void srdma_sq_run(struct srdma_qp *qp, bool may_sleep);
 /**
  * srdma_sq_wqe_done() - the transport finished a send WQE
  * @qp: the QP
- * @wqe: the WQE, from srdma_swqe_at()
+ * @wqe: the WQE, one srdma_sq_pending() returned
  * @status: its completion status; any but IB_WC_SUCCESS is fatal to @qp
  *
- * Completions are posted in ring order. Any context.
+ * Completions are posted in ring order. A WQE that the core completed
+ * meanwhile (the QP went to ERR and flushed it) is left as it is. Any
+ * context.
  */
 void srdma_sq_wqe_done(struct srdma_qp *qp, struct srdma_swqe *wqe,
 		       enum ib_wc_status status);
+
+/**
+ * srdma_sq_oldest() - the oldest send WQE not yet completed
+ * @qp: the QP
+ * @fetch: sq_fetch, as the caller read it (smp_load_acquire())
+ *
+ * Read after @fetch, sq_cons may already be past it: then every WQE up to
+ * @fetch is complete. Any context.
+ *
+ * Return: sq_cons, or @fetch if sq_cons is past it.
+ */
+static inline u32 srdma_sq_oldest(struct srdma_qp *qp, u32 fetch)
+{
+	u32 cons = READ_ONCE(qp->sq_cons);
+
+	return fetch - cons > srdma_queue_slots(&qp->sq.q) ? fetch : cons;
+}
+
+/**
+ * srdma_sq_catch_up() - a transport's ring position, moved past completions
+ * @pos: where the transport is, at most @fetch
+ * @oldest: srdma_sq_oldest()
+ * @fetch: the sq_fetch that @oldest was read with
+ *
+ * The core completes local WQEs (bind, invalidate, fast register) itself
+ * once all before them are complete, and in ERR it completes everything;
+ * a transport that has not walked past those yet must skip them. Both
+ * positions are measured back from @fetch, so a transport that is behind
+ * stays behind however far (2^31 local WQEs in a row and more: anything
+ * short of the counter space less a ring), and is never taken for ahead.
+ *
+ * Return: @pos, or @oldest if @pos is behind it.
+ */
+static inline u32 srdma_sq_catch_up(u32 pos, u32 oldest, u32 fetch)
+{
+	return fetch - pos > fetch - oldest ? oldest : pos;
+}
+
+/**
+ * srdma_sq_pending() - the send WQE at a ring position, if it needs the wire
+ * @qp: the QP
+ * @pos: a position before @fetch
+ * @fetch: sq_fetch, as the caller read it (smp_load_acquire())
+ *
+ * A transport reads a WQE's kernel copy only through this. The copy of a
+ * WQE the core has completed is the core's to refill with a newer WQE,
+ * which would then be taken for the old one and sent twice: the state is
+ * read first, and sq_cons only after it. The core moves sq_cons past a
+ * slot and later refetches into its copy under state_lock, so seeing the
+ * newer WQE means seeing sq_cons past @pos. A WQE this returns is not
+ * completed, nor its copy rewritten, until the transport calls
+ * srdma_sq_wqe_done(), except that in ERR the flush may complete it (the
+ * copy then stays as it is until RESET). Any context.
+ *
+ * Return: the WQE, or NULL if it needs nothing more from the transport: a
+ * local one, finished, or one the core completed already.
+ */
+static inline struct srdma_swqe *srdma_sq_pending(struct srdma_qp *qp,
+						  u32 pos, u32 fetch)
+{
+	struct srdma_swqe *w = srdma_swqe_at(qp, pos);
+	bool done = READ_ONCE(w->state) == SRDMA_WQE_DONE;
+
+	/* the copy before sq_cons: both written under state_lock */
+	smp_rmb();
+	if (done || srdma_sq_catch_up(pos, srdma_sq_oldest(qp, fetch),
+				      fetch) != pos)
+		return NULL;
+	return w;
+}
+
+/**
+ * srdma_sq_fail_head() - fail the oldest send WQE and the QP
+ * @qp: the QP
+ * @status: the WQE's completion status
+ *
+ * For an error that names no WQE (a peer's Terminate): the oldest one not
+ * yet complete, if any, completes with @status, and @qp goes to ERR. Any
+ * context.
+ */
+void srdma_sq_fail_head(struct srdma_qp *qp, enum ib_wc_status status);
 
 /**
  * srdma_flush() - complete every outstanding WQE of a QP in ERR

@@ -296,7 +296,6 @@ static void iwarp_rx_terminate(struct iwarp_qp *iqp)
 	u8 layer = ctrl >> TERM_LAYER_SHIFT;
 	u8 etype = (ctrl >> TERM_ETYPE_SHIFT) & 0xf;
 	enum ib_wc_status status = IB_WC_REM_OP_ERR;
-	unsigned long flags;
 
 	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
 			      "QP %u: peer terminated: layer %u type %u code %#x\n",
@@ -311,18 +310,7 @@ static void iwarp_rx_terminate(struct iwarp_qp *iqp)
 	else if (layer == TERM_LAYER_DDP && etype == TERM_DDP_UNTAGGED)
 		status = IB_WC_REM_INV_REQ_ERR;
 
-	spin_lock_irqsave(&qp->state_lock, flags);
-	if (qp->sq_cons != qp->sq_fetch) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
-
-		if (w->state != SRDMA_WQE_DONE) {
-			spin_unlock_irqrestore(&qp->state_lock, flags);
-			srdma_sq_wqe_done(qp, w, status);
-			return;
-		}
-	}
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	srdma_qp_error(qp);
+	srdma_sq_fail_head(qp, status);
 }
 
 /*

@@ -362,45 +362,46 @@ static bool iwarp_is_data(u32 opcode)
 	       opcode == IB_WR_RDMA_WRITE;
 }
 
+/*
+ * Skip what the core completed on its own (srdma_sq_catch_up()): all
+ * three positions, so that the completion walk never starts behind the
+ * WQEs it may look at, however far behind it was.
+ */
+static void iwarp_tx_catch_up(struct iwarp_qp *iqp, u32 fetch)
+{
+	u32 oldest = srdma_sq_oldest(iqp->qp, fetch);
+
+	iqp->tx_idx = srdma_sq_catch_up(iqp->tx_idx, oldest, fetch);
+	iqp->tx_complete_end = srdma_sq_catch_up(iqp->tx_complete_end,
+						 oldest, fetch);
+	iqp->tx_complete = srdma_sq_catch_up(iqp->tx_complete, oldest, fetch);
+}
+
 /* Put the next piece of the send queue in the buffer; false if none. */
 static bool iwarp_tx_sq(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	struct srdma_swqe *w;
-	u32 outstanding, fetch, cons;
+	u32 outstanding, fetch;
 
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return false;
 	/* WQE contents before the fetch index: pairs with srdma_sq_run */
 	fetch = smp_load_acquire(&qp->sq_fetch);
-	/*
-	 * The core completes local WQEs (bind, invalidate, fast register)
-	 * when it fetches them, once all before them are complete: those we
-	 * have not walked past yet are done, and their copies the core's to
-	 * reuse. Never look at them. Read after the fetch position, sq_cons
-	 * is no older than when that was published, so at most the copies
-	 * behind it; one newer than it says all up to it is complete.
-	 */
-	cons = READ_ONCE(qp->sq_cons);
-	if ((s32)(cons - fetch) > 0)
-		cons = fetch;
-	if ((s32)(iqp->tx_idx - cons) < 0) {
-		iqp->tx_idx = cons;
-		iqp->tx_complete_end = cons;
-	}
+	iwarp_tx_catch_up(iqp, fetch);
 	if (iqp->tx_idx == fetch)
 		return false;
 	/*
 	 * Never more than a ring ahead of us: anything else (a ring reset
 	 * under us) would have us walk up to 2^32 slots of stale WQEs.
 	 */
-	if (fetch - iqp->tx_idx > qp->sq.q.index_mask + 1) {
+	if (fetch - iqp->tx_idx > srdma_queue_slots(&qp->sq.q)) {
 		srdma_qp_error(qp);
 		return false;
 	}
-	w = srdma_swqe_at(qp, iqp->tx_idx);
-	if (w->state == SRDMA_WQE_DONE) {
+	w = srdma_sq_pending(qp, iqp->tx_idx, fetch);
+	if (!w) {
 		iqp->tx_idx++;		/* a local operation, finished */
 		iqp->tx_complete_end = iqp->tx_idx;
 		return true;
@@ -424,17 +425,23 @@ static bool iwarp_tx_sq(struct iwarp_qp *iqp)
 		}
 		spin_lock_bh(&iqp->lock);
 		outstanding = iqp->orq_tail - iqp->orq_head;
-		if (outstanding >= iqp->conn.ord) {
-			spin_unlock_bh(&iqp->lock);
-			return false;	/* rx kicks us when one returns */
-		}
-		*iwarp_orq_at(iqp, iqp->orq_tail) = iqp->tx_idx;
-		iqp->orq_tail++;
 		spin_unlock_bh(&iqp->lock);
+		if (outstanding >= iqp->conn.ord)
+			return false;	/* rx kicks us when one returns */
+		/*
+		 * The request first: once in the ORQ, the WQE can be
+		 * answered (and completed, and its copy refilled) by any
+		 * Read Response or atomic ACK, even one the peer sends
+		 * unasked. Only we add entries, so the room stays.
+		 */
 		if (iwarp_wr_is_read(w->wr.opcode))
 			iwarp_tx_read_req(iqp, w);
 		else
 			iwarp_tx_atomic_req(iqp, w);
+		spin_lock_bh(&iqp->lock);
+		*iwarp_orq_at(iqp, iqp->orq_tail) = iqp->tx_idx;
+		iqp->orq_tail++;
+		spin_unlock_bh(&iqp->lock);
 		break;
 	default:
 		status = IB_WC_LOC_QP_OP_ERR;	/* no immediate data on iWARP */
@@ -453,17 +460,17 @@ static bool iwarp_tx_sq(struct iwarp_qp *iqp)
 static void iwarp_tx_complete(struct iwarp_qp *iqp)
 {
 	struct srdma_qp *qp = iqp->qp;
+	u32 fetch;
 
+	/* pairs with srdma_sq_run's release of sq_fetch */
+	fetch = smp_load_acquire(&qp->sq_fetch);
+	iwarp_tx_catch_up(iqp, fetch);
 	while (iqp->tx_complete != iqp->tx_complete_end) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, iqp->tx_complete);
+		struct srdma_swqe *w = srdma_sq_pending(qp, iqp->tx_complete,
+							fetch);
 
-		/*
-		 * Completed already (a local WQE, done when fetched, and those
-		 * after it that our last completion let go): its copy may hold
-		 * a newer WQE by now.
-		 */
-		if ((s32)(iqp->tx_complete - READ_ONCE(qp->sq_cons)) >= 0 &&
-		    iwarp_is_data(w->wr.opcode) && w->state != SRDMA_WQE_DONE)
+		/* READs and atomics complete when their answer comes */
+		if (w && iwarp_is_data(w->wr.opcode))
 			srdma_sq_wqe_done(qp, w, IB_WC_SUCCESS);
 		iqp->tx_complete++;
 	}

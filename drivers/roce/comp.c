@@ -10,13 +10,13 @@
 /* Oldest WQE still waiting for the peer, or NULL. */
 static struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
 {
-	struct srdma_qp *qp = rqp->qp;
+	u32 fetch = roce_req_catch_up(rqp);
 
-	roce_req_catch_up(rqp);
 	while (rqp->req_ack != rqp->req_cur) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_ack);
+		struct srdma_swqe *w = srdma_sq_pending(rqp->qp, rqp->req_ack,
+							fetch);
 
-		if (w->state != SRDMA_WQE_DONE)
+		if (w)
 			return w;
 		rqp->req_ack++;
 	}

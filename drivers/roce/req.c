@@ -279,17 +279,19 @@ void roce_req_rearm(struct roce_qp *rqp)
 }
 
 /*
- * The core completes local WQEs (bind, invalidate, fast register) on its
- * own; never look at slots it has already handed back.
+ * Move past what the core completed on its own (srdma_sq_catch_up()), the
+ * two positions against one reading of sq_cons, so that req_ack never
+ * passes req_cur. Returns the sq_fetch it went by. Lock held.
  */
-void roce_req_catch_up(struct roce_qp *rqp)
+u32 roce_req_catch_up(struct roce_qp *rqp)
 {
-	u32 cons = READ_ONCE(rqp->qp->sq_cons);
+	/* pairs with srdma_sq_run(): the WQE copies are complete */
+	u32 fetch = smp_load_acquire(&rqp->qp->sq_fetch);
+	u32 oldest = srdma_sq_oldest(rqp->qp, fetch);
 
-	if ((s32)(rqp->req_cur - cons) < 0)
-		rqp->req_cur = cons;
-	if ((s32)(rqp->req_ack - cons) < 0)
-		rqp->req_ack = cons;
+	rqp->req_cur = srdma_sq_catch_up(rqp->req_cur, oldest, fetch);
+	rqp->req_ack = srdma_sq_catch_up(rqp->req_ack, oldest, fetch);
+	return fetch;
 }
 
 /*
@@ -328,10 +330,8 @@ void roce_req_run(struct roce_qp *rqp)
 		 */
 		if (fetch - rqp->req_cur > srdma_queue_slots(&qp->sq.q))
 			break;
-		w = srdma_swqe_at(qp, rqp->req_cur);
-		rw = to_rswqe(w);
-
-		if (w->state == SRDMA_WQE_DONE) {
+		w = srdma_sq_pending(qp, rqp->req_cur, fetch);
+		if (!w) {
 			/* local WQEs, finished: a ring of them is a long walk */
 			if (!budget--) {
 				queue_work(srdma_unbound_wq, &rqp->tx_work);
@@ -340,6 +340,7 @@ void roce_req_run(struct roce_qp *rqp)
 			rqp->req_cur++;
 			continue;
 		}
+		rw = to_rswqe(w);
 		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
 			break;
 		if (!rw->started) {
@@ -445,14 +446,16 @@ static void roce_req_work(struct work_struct *work)
 static bool roce_req_idle(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;
-	u32 cons = READ_ONCE(qp->sq_cons);
 	struct srdma_swqe *w;
+	u32 fetch, oldest;
 
-	/* pairs with srdma_sq_run(): a slot not fetched is stale */
-	if (cons == smp_load_acquire(&qp->sq_fetch))
+	fetch = smp_load_acquire(&qp->sq_fetch);	/* pairs with srdma_sq_run() */
+	oldest = srdma_sq_oldest(qp, fetch);
+	if (oldest == fetch)
 		return true;
-	w = srdma_swqe_at(qp, cons);
-	return !to_rswqe(w)->started && w->state != SRDMA_WQE_DONE;
+	/* a finished one waits for the core to complete it: not yet idle */
+	w = srdma_sq_pending(qp, oldest, fetch);
+	return w && !to_rswqe(w)->started;
 }
 
 /*
@@ -482,14 +485,13 @@ void roce_req_sqd_check(struct roce_qp *rqp)
 void roce_req_rewind(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;
-	u32 i;
+	u32 fetch, i;
 
+	fetch = roce_req_catch_up(rqp);
 	for (i = rqp->req_ack; i != rqp->req_cur; i++) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, i);
+		struct srdma_swqe *w = srdma_sq_pending(qp, i, fetch);
 
-		if (w->state == SRDMA_WQE_DONE)
-			continue;
-		if (psn_diff(to_rswqe(w)->last_psn, rqp->una_psn) >= 0)
+		if (w && psn_diff(to_rswqe(w)->last_psn, rqp->una_psn) >= 0)
 			break;
 	}
 	roce_obs_rewind(rqp);
@@ -503,17 +505,21 @@ void roce_req_rewind(struct roce_qp *rqp)
 static struct srdma_swqe *roce_wqe_of_psn(struct roce_qp *rqp, u32 psn)
 {
 	struct srdma_qp *qp = rqp->qp;
-	u32 i;
+	u32 fetch, i;
 
+	fetch = roce_req_catch_up(rqp);
 	for (i = rqp->req_ack; i != rqp->req_cur + 1; i++) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, i);
-		struct roce_swqe *rw = to_rswqe(w);
+		struct srdma_swqe *w;
+		struct roce_swqe *rw;
 
-		/* pairs with srdma_sq_run(): a slot not fetched is stale */
-		if (i == smp_load_acquire(&qp->sq_fetch) || !rw->started)
-			return NULL;
-		if (w->state == SRDMA_WQE_DONE)
+		if (i == fetch)
+			return NULL;	/* a slot not fetched is stale */
+		w = srdma_sq_pending(qp, i, fetch);
+		if (!w)
 			continue;
+		rw = to_rswqe(w);
+		if (!rw->started)
+			return NULL;
 		if (psn_diff(psn, rw->first_psn) < 0)
 			return NULL;
 		if (psn_diff(psn, rw->last_psn) <= 0)
@@ -587,12 +593,16 @@ void roce_req_recover_ack(struct roce_qp *rqp)
 static void roce_req_fail(struct roce_qp *rqp, enum ib_wc_status status)
 {
 	struct srdma_qp *qp = rqp->qp;
+	u32 fetch;
 
+	fetch = roce_req_catch_up(rqp);
 	while (rqp->req_ack != rqp->req_cur) {
-		struct srdma_swqe *w = srdma_swqe_at(qp, rqp->req_ack);
+		struct srdma_swqe *w;
+
+		w = srdma_sq_pending(qp, rqp->req_ack, fetch);
 
 		rqp->req_ack++;
-		if (w->state != SRDMA_WQE_DONE) {
+		if (w) {
 			srdma_sq_wqe_done(qp, w, status);
 			return;
 		}
@@ -610,14 +620,16 @@ static void roce_retrans_timeout(struct timer_list *t)
 	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
-	oldest = srdma_swqe_at(qp, rqp->req_ack);
-	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
-			      "QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
-			      qp->ibqp.qp_num, rqp->una_psn, rqp->next_psn,
-			      rqp->retry_left, oldest->wr.opcode,
-			      oldest->length, oldest->done,
-			      to_rswqe(oldest)->first_psn,
-			      to_rswqe(oldest)->last_psn);
+	oldest = srdma_sq_pending(qp, rqp->req_ack, roce_req_catch_up(rqp));
+	if (oldest)
+		ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
+				      "QP %u: timeout una %#x next %#x retries left %u, oldest opcode %u len %u done %u psn %#x-%#x\n",
+				      qp->ibqp.qp_num, rqp->una_psn,
+				      rqp->next_psn, rqp->retry_left,
+				      oldest->wr.opcode, oldest->length,
+				      oldest->done,
+				      to_rswqe(oldest)->first_psn,
+				      to_rswqe(oldest)->last_psn);
 	roce_obs_timeout(rqp);
 	if (!rqp->retry_left) {
 		roce_count(qp_dev(qp), ROCE_CNT_RETRY_EXCEEDED);

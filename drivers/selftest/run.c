@@ -28,6 +28,7 @@ static const struct srdma_st_group srdma_st_groups[] __initconst = {
 	{ "parse", srdma_st_parse },
 	{ "dcqcn", srdma_st_dcqcn },
 	{ "keys", srdma_st_keys },
+	{ "sq", srdma_st_sq },
 	{ "mpa", srdma_st_mpa },
 	{ "fpdu", srdma_st_fpdu },
 };
