@@ -343,4 +343,41 @@ TEST_F(lap, lap_by_one_slot_errors_qp)
 	lap_and_check(_metadata, self->req, self->cq, SQ_WR, ids);
 }
 
+/* @n completions on @cq: wr_ids from @first on, flushed SENDs, in order. */
+static void expect_flushed(struct __test_metadata *_metadata,
+			   struct ibv_qp *qp, struct ibv_cq *cq, int n,
+			   uint64_t first)
+{
+	struct ibv_wc wc[2 * SQ_SLOTS];
+	int i, got;
+
+	got = reap(cq, wc, 2 * SQ_SLOTS, 500);
+	ASSERT_EQ(n, got);
+	for (i = 0; i < got; i++) {
+		EXPECT_EQ(first + i, wc[i].wr_id);
+		EXPECT_EQ(IBV_WC_WR_FLUSH_ERR, (int)wc[i].status);
+		EXPECT_EQ(IBV_WC_SEND, (int)wc[i].opcode);
+		EXPECT_EQ(qp->qp_num, wc[i].qp_num);
+	}
+}
+
+/*
+ * The QP moved to ERR with WQEs in flight: they flush, in order; WQEs
+ * posted afterwards, a whole ring of them too, flush from their ring
+ * slots, in order, each once.
+ */
+TEST_F(lap, posts_in_error_flush_in_order)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	ASSERT_EQ(0, post_sends(self->req, 5, 1));
+	ASSERT_EQ(0, ibv_modify_qp(self->req, &a, IBV_QP_STATE));
+	expect_flushed(_metadata, self->req, self->cq, 5, 1);
+	ASSERT_EQ(0, post_sends(self->req, 7, 10));
+	expect_flushed(_metadata, self->req, self->cq, 7, 10);
+	ASSERT_EQ(0, post_sends(self->req, SQ_WR, 20));
+	expect_flushed(_metadata, self->req, self->cq, SQ_WR, 20);
+	EXPECT_EQ(IBV_QPS_ERR, qp_state(self->req));
+}
+
 TEST_HARNESS_MAIN
