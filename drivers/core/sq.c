@@ -15,8 +15,9 @@
 
 /*
  * One kernel copy per ring slot, each as large as the QP's own SGE and
- * inline limits need. Only UD and GSI WQEs carry an address (96 bytes),
- * after the SGEs: a connected QP's copies are the smaller for it.
+ * inline limits need: 104 bytes and 16 per SGE. Only UD and GSI WQEs
+ * carry an address (96 bytes), after the SGEs: a connected QP's copies
+ * are the smaller for it.
  */
 int srdma_swqe_alloc(struct srdma_qp *qp)
 {
@@ -111,6 +112,38 @@ static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 	}
 }
 
+#define SRDMA_WR_SAME(field) \
+	BUILD_BUG_ON(offsetof(struct srdma_wr, field) != \
+		     offsetof(struct rxe_send_wr, field) || \
+		     sizeof_field(struct srdma_wr, field) != \
+		     sizeof_field(struct rxe_send_wr, field))
+
+/* struct srdma_wr is the head of struct rxe_send_wr, copied as one. */
+static __always_inline void srdma_wr_layout_check(void)
+{
+	SRDMA_WR_SAME(wr_id);
+	SRDMA_WR_SAME(opcode);
+	SRDMA_WR_SAME(send_flags);
+	SRDMA_WR_SAME(ex);
+	SRDMA_WR_SAME(wr.rdma.remote_addr);
+	SRDMA_WR_SAME(wr.rdma.rkey);
+	SRDMA_WR_SAME(wr.atomic.remote_addr);
+	SRDMA_WR_SAME(wr.atomic.compare_add);
+	SRDMA_WR_SAME(wr.atomic.swap);
+	SRDMA_WR_SAME(wr.atomic.rkey);
+	SRDMA_WR_SAME(wr.ud.remote_qpn);
+	SRDMA_WR_SAME(wr.ud.remote_qkey);
+	SRDMA_WR_SAME(wr.ud.pkey_index);
+	SRDMA_WR_SAME(wr.ud.ah_num);
+	SRDMA_WR_SAME(wr.mw.addr);
+	SRDMA_WR_SAME(wr.mw.length);
+	SRDMA_WR_SAME(wr.mw.mr_lkey);
+	SRDMA_WR_SAME(wr.mw.mw_rkey);
+	SRDMA_WR_SAME(wr.mw.rkey);
+	SRDMA_WR_SAME(wr.mw.access);
+	BUILD_BUG_ON(sizeof(struct srdma_wr) > sizeof(struct rxe_send_wr));
+}
+
 /* Copy ring slot @index into its kernel WQE; returns a WC status. */
 static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 				     struct srdma_swqe *w)
@@ -119,35 +152,32 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 	u32 i, num_sge;
 	u64 total = 0;
 
+	srdma_wr_layout_check();
 	memcpy(&w->wr, &slot->wr, sizeof(w->wr));
 	w->iova = READ_ONCE(slot->iova);
 	num_sge = READ_ONCE(slot->dma.num_sge);
 	WRITE_ONCE(w->state, SRDMA_WQE_POSTED);
 	w->status = IB_WC_SUCCESS;
 	w->signaled = qp->sig_all || (w->wr.send_flags & IB_SEND_SIGNALED);
-	w->reg_mr = NULL;
 	w->sent = 0;
 	w->done = 0;
 	memset(w->tp_priv, 0, sizeof(w->tp_priv));
 	w->num_sge = 0;
 	w->length = 0;
-	w->inline_data = NULL;
+	w->inlined = false;
 
 	if (!srdma_opcode_ok(qp, w->wr.opcode))
 		return IB_WC_LOC_QP_OP_ERR;
-	if (w->wr.opcode == IB_WR_REG_MR) {
-		w->reg_mr = (struct ib_mr *)(uintptr_t)w->wr.wr.mw.addr;
-		return IB_WC_SUCCESS;
-	}
-	if (w->wr.opcode == IB_WR_BIND_MW || w->wr.opcode == IB_WR_LOCAL_INV)
+	if (w->wr.opcode == IB_WR_REG_MR || w->wr.opcode == IB_WR_BIND_MW ||
+	    w->wr.opcode == IB_WR_LOCAL_INV)
 		return IB_WC_SUCCESS;
 
 	if (w->wr.opcode == SRDMA_WR_ATOMIC_WRITE) {
 		/* eight bytes carried in the WQE, like inline data */
 		if (w->iova & 7)
 			return IB_WC_LOC_QP_OP_ERR;
-		w->inline_data = w->sge;
-		memcpy(w->inline_data, slot->dma.inline_data, 8);
+		w->inlined = true;
+		memcpy(w->sge, slot->dma.inline_data, 8);
 		w->length = 8;
 		return IB_WC_SUCCESS;
 	}
@@ -156,8 +186,8 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 
 		if (len > qp->sq.max_inline)
 			return IB_WC_LOC_LEN_ERR;
-		w->inline_data = w->sge;
-		memcpy(w->inline_data, slot->dma.inline_data, len);
+		w->inlined = true;
+		memcpy(w->sge, slot->dma.inline_data, len);
 		w->length = len;
 	} else {
 		if (num_sge > qp->sq.max_sge)
@@ -199,7 +229,10 @@ static enum ib_wc_status srdma_run_local(struct srdma_qp *qp,
 		return srdma_bind_mw(qp, w) ? IB_WC_MW_BIND_ERR :
 					      IB_WC_SUCCESS;
 	case IB_WR_REG_MR:
-		return srdma_reg_mr_wqe(qp, w->reg_mr, w->wr.wr.mw.rkey,
+		/* kernel QPs only (srdma_opcode_ok()): the MR's pointer */
+		return srdma_reg_mr_wqe(qp,
+					(struct ib_mr *)(uintptr_t)w->wr.wr.mw.addr,
+					w->wr.wr.mw.rkey,
 					w->wr.wr.mw.access) ?
 		       IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
 	default:

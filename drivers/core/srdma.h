@@ -192,6 +192,54 @@ static inline struct srdma_cq *to_scq(struct ib_cq *ibcq)
 #define SRDMA_SWQE_TP_SIZE	16
 
 /*
+ * A send work request as the kernel keeps it: struct rxe_send_wr's
+ * fields, at the same offsets (sq.c checks them at build time), less
+ * the 88-byte address vector at the end of its UD member, which srdma
+ * never reads (a UD WQE's address is copied from its AH: srdma_swqe_av()).
+ * 56 bytes instead of 144 in each of a QP's kernel WQE copies: one per
+ * ring slot, 32 for a 16-WR send queue.
+ */
+struct srdma_wr {
+	u64 wr_id;
+	u32 reserved;
+	u32 opcode;
+	u32 send_flags;
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	union {
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+			u32 reserved;
+		} rdma;
+		struct {
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+			u32 reserved;
+		} atomic;
+		struct {
+			u32 remote_qpn;
+			u32 remote_qkey;
+			u16 pkey_index;
+			u16 reserved;
+			u32 ah_num;
+		} ud;
+		struct {		/* also a kernel ULP's IB_WR_REG_MR */
+			u64 addr;
+			u64 length;
+			u32 mr_lkey;
+			u32 mw_rkey;
+			u32 rkey;
+			u32 access;
+		} mw;
+	} wr;
+};
+
+/*
  * A send WQE as the kernel keeps it: copied out of the ring when fetched,
  * so that user space cannot change it under the transport.
  *
@@ -205,22 +253,27 @@ static inline struct srdma_cq *to_scq(struct ib_cq *ibcq)
  * at build time that its struct fits.
  */
 struct srdma_swqe {
-	struct rxe_send_wr wr;
+	struct srdma_wr wr;
 	u64 iova;
 	u32 length;
 	u32 num_sge;
 	u8 state;			/* enum srdma_wqe_state */
 	u8 status;			/* enum ib_wc_status when done */
 	bool signaled;
+	bool inlined;			/* the payload is in sge[]'s place */
 	/* transport progress */
 	u32 sent;			/* bytes handed to the wire */
 	u32 done;			/* read/atomic: bytes placed locally */
 	u8 tp_priv[SRDMA_SWQE_TP_SIZE] __aligned(8);
-	struct ib_mr *reg_mr;		/* IB_WR_REG_MR from kernel QPs */
-	void *inline_data;		/* points into sge[] storage */
-	/* then UD QPs only: the address (srdma_swqe_av()) */
+	/* then the SGEs, or the inline payload; UD QPs: the address */
 	struct ib_sge sge[];
 };
+
+/* A WQE's inline payload (or an atomic write's 8 bytes), else NULL. */
+static inline const u8 *srdma_swqe_inline(const struct srdma_swqe *w)
+{
+	return w->inlined ? (const u8 *)w->sge : NULL;
+}
 
 enum srdma_wqe_state {
 	SRDMA_WQE_POSTED,		/* fetched, not yet done */

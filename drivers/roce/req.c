@@ -185,8 +185,8 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		h += sizeof(struct roce_ieth);
 	}
 	if (paylen) {
-		if (w->inline_data) {
-			memcpy(h, w->inline_data + off, paylen);
+		if (srdma_swqe_inline(w)) {
+			memcpy(h, srdma_swqe_inline(w) + off, paylen);
 		} else {
 			int err = srdma_swqe_copy(qp, w, off, h, paylen,
 						  SRDMA_FROM_MEM);
