@@ -24,6 +24,7 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#include "cm_util.h"
 #include "fill_pattern.h"
 
 struct peer_info {
@@ -67,64 +68,16 @@ static int wait_comp(struct rdma_cm_id *id, int recv, const char *what)
 	return 0;
 }
 
-/*
- * The last message's receiver must keep its QP until the sender has seen
- * the ACK: that ACK may be lost and the SEND retried. So the server
- * disconnects once its final SEND completed, and the client waits for that
- * (a synchronous rdma_cm id still has its own event channel). True if the
- * server's disconnect arrived.
- */
-static int await_disconnect(struct rdma_cm_id *id, int timeout_ms)
-{
-	struct pollfd p = { .fd = id->channel->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	int done = 0;
-
-	while (!done && poll(&p, 1, timeout_ms) > 0) {
-		if (rdma_get_cm_event(id->channel, &ev))
-			return 0;
-		done = ev->event == RDMA_CM_EVENT_DISCONNECTED;
-		rdma_ack_cm_event(ev);
-	}
-	if (!done)
-		fprintf(stderr, "client: no disconnect from the server\n");
-	return done;
-}
-
 static struct rdma_cm_id *setup(const char *addr, const char *port, int server)
 {
-	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
 	struct ibv_qp_init_attr attr = {
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
 	};
-	struct rdma_cm_id *id, *listen_id;
 
-	if (server)
-		hints.ai_flags = RAI_PASSIVE;
-	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
-		perror("rdma_getaddrinfo");
-		return NULL;
-	}
-	if (rdma_create_ep(server ? &listen_id : &id, res, NULL,
-			   server ? NULL : &attr)) {
-		perror("rdma_create_ep");
-		return NULL;
-	}
-	rdma_freeaddrinfo(res);
-	if (!server)
-		return id;
-	if (rdma_listen(listen_id, 1) || rdma_get_request(listen_id, &id)) {
-		perror("rdma_listen/get_request");
-		return NULL;
-	}
-	if (rdma_create_qp(id, NULL, &attr)) {
-		perror("rdma_create_qp");
-		return NULL;
-	}
-	return id;
+	return cm_sync_endpoint(addr, port, server, &attr);
 }
 
 static int run_server(struct rdma_cm_id *id, uint32_t rounds, size_t size)
@@ -274,7 +227,7 @@ static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size,
 	 * for one more event, and iWARP has none after DISCONNECTED (IB has
 	 * TIMEWAIT_EXIT). Destroying the id ends our side.
 	 */
-	if (!await_disconnect(id, 60000))
+	if (!cm_await_disconnect(id, 60000))
 		return 1;
 	return 0;
 }

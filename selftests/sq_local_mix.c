@@ -32,6 +32,8 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#include "cm_util.h"
+
 #define WINDOW		16
 #define SQ_WR		4	/* the smallest ring: always full */
 #define WAIT_MS		20000
@@ -77,7 +79,6 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 
 static struct rdma_cm_id *setup(const char *addr, const char *port, int server)
 {
-	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
 	struct ibv_qp_init_attr attr = {
 		.cap = { .max_send_wr = server ? 1 : SQ_WR,
 			 .max_recv_wr = server ? MSG_SLOTS : 2,
@@ -86,48 +87,8 @@ static struct rdma_cm_id *setup(const char *addr, const char *port, int server)
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 0,
 	};
-	struct rdma_cm_id *id, *listen_id;
 
-	if (server)
-		hints.ai_flags = RAI_PASSIVE;
-	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
-		perror("rdma_getaddrinfo");
-		return NULL;
-	}
-	if (rdma_create_ep(server ? &listen_id : &id, res, NULL,
-			   server ? NULL : &attr)) {
-		perror("rdma_create_ep");
-		return NULL;
-	}
-	rdma_freeaddrinfo(res);
-	if (!server)
-		return id;
-	if (rdma_listen(listen_id, 1) || rdma_get_request(listen_id, &id)) {
-		perror("rdma_listen/get_request");
-		return NULL;
-	}
-	if (rdma_create_qp(id, NULL, &attr)) {
-		perror("rdma_create_qp");
-		return NULL;
-	}
-	return id;
-}
-
-static int await_disconnect(struct rdma_cm_id *id)
-{
-	struct pollfd p = { .fd = id->channel->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	int done = 0;
-
-	while (!done && poll(&p, 1, WAIT_MS) > 0) {
-		if (rdma_get_cm_event(id->channel, &ev))
-			return 0;
-		done = ev->event == RDMA_CM_EVENT_DISCONNECTED;
-		rdma_ack_cm_event(ev);
-	}
-	if (!done)
-		fprintf(stderr, "client: no disconnect from the server\n");
-	return done;
+	return cm_sync_endpoint(addr, port, server, &attr);
 }
 
 static int run_server(struct rdma_cm_id *id, uint64_t msgs)
@@ -402,7 +363,7 @@ static int run_client(struct rdma_cm_id *id, uint64_t msgs)
 			return 1;
 	printf("client: %llu SENDs, each between a bind and an invalidate, completed once and in order\n",
 	       (unsigned long long)msgs);
-	if (!await_disconnect(id))
+	if (!cm_await_disconnect(id, WAIT_MS))
 		return 1;
 	return 0;
 }
