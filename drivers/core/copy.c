@@ -199,14 +199,41 @@ int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 }
 
 /*
+ * Write what came back for a send WQE into its buffers; see transport.h.
+ * The flush of a QP in ERR marks WQEs done and posts their completions
+ * under state_lock, after which their buffers are the consumer's (a
+ * kernel ULP may free them at once): the check and the copy share one
+ * hold of it.
+ */
+int srdma_swqe_place(struct srdma_qp *qp, const struct srdma_swqe *w,
+		     struct srdma_sge_cursor *c, const void *buf, u32 len)
+{
+	unsigned long flags;
+	int err = -ECANCELED;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != IB_QPS_ERR && w->state != SRDMA_WQE_DONE)
+		err = srdma_sge_copy(qp, c, (void *)buf, len, SRDMA_TO_MEM);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return err;
+}
+
+/*
  * An atomic's answer: its original value goes into the first eight bytes
  * of the WQE's SGE list. Any failure is a protection error, whatever the
- * reason (both transports complete it so).
+ * reason (both transports complete it so), but a WQE the flush completed
+ * meanwhile stays flushed.
  */
 enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
 					   const struct srdma_swqe *w,
 					   u64 orig)
 {
-	return srdma_swqe_copy(qp, w, 0, &orig, sizeof(orig), SRDMA_TO_MEM) ?
-	       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	struct srdma_sge_cursor c;
+	int err;
+
+	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+	err = srdma_swqe_place(qp, w, &c, &orig, sizeof(orig));
+	if (err == -ECANCELED)
+		return IB_WC_WR_FLUSH_ERR;
+	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }

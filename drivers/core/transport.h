@@ -549,8 +549,8 @@ static inline enum ib_wc_status srdma_sge_err_status(int err)
  *	whole SGE list
  * @buf: the buffer
  * @len: bytes
- * @dir: SRDMA_FROM_MEM (a packet's or FPDU's payload) or SRDMA_TO_MEM
- *	(a READ response's)
+ * @dir: SRDMA_FROM_MEM (a packet's or FPDU's payload); SRDMA_TO_MEM
+ *	only where @w cannot be flushed meanwhile (srdma_swqe_place())
  *
  * The SGE list only: the caller copies inline data itself (an inline WQE
  * has no SGEs, so a copy into it fails with -ENOSPC). Any context.
@@ -562,6 +562,24 @@ int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 		    void *buf, u32 len, enum srdma_copy_dir dir);
 
 /**
+ * srdma_swqe_place() - write a READ response into a send WQE's buffers
+ * @qp: the QP of @w
+ * @w: the WQE the response answers
+ * @c: where in @w's SGE list; advanced
+ * @buf: the response's bytes
+ * @len: how many
+ *
+ * Only while @w is outstanding: once the QP is in ERR its flush completes
+ * @w and hands the buffers back to the consumer, who may free them, so
+ * nothing is written then. Any context.
+ *
+ * Return: 0; -ECANCELED when @w is flushed or about to be (complete
+ * nothing: the flush does); else as srdma_sge_copy().
+ */
+int srdma_swqe_place(struct srdma_qp *qp, const struct srdma_swqe *w,
+		     struct srdma_sge_cursor *c, const void *buf, u32 len);
+
+/**
  * srdma_swqe_atomic_result() - store an atomic's original value locally
  * @qp: the QP of @w
  * @w: a compare-and-swap or fetch-and-add WQE
@@ -570,9 +588,10 @@ int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
  * Writes the eight bytes into the start of @w's SGE list, as the atomic's
  * answer arrives. Any context.
  *
- * Return: the status @w completes with: IB_WC_SUCCESS, or
+ * Return: the status @w completes with: IB_WC_SUCCESS,
+ * IB_WC_WR_FLUSH_ERR when the QP is in ERR (srdma_swqe_place()), or
  * IB_WC_LOC_PROT_ERR when the bytes could not be written, for whatever
- * reason (an inline WQE's missing SGE list included).
+ * other reason (an inline WQE's missing SGE list included).
  */
 enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
 					   const struct srdma_swqe *w,

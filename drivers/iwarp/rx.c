@@ -430,7 +430,9 @@ static void iwarp_rx_place_read_resp(struct iwarp_qp *iqp, const u8 *p, u32 len)
 				    TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
-	err = srdma_sge_copy(qp, &rx->rd_cur, (void *)p, len, SRDMA_TO_MEM);
+	err = srdma_swqe_place(qp, w, &rx->rd_cur, p, len);
+	if (err == -ECANCELED)
+		return;		/* flushed: the buffer is not ours any more */
 	w->done += len;
 	if (err) {
 		ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
