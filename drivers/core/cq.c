@@ -173,7 +173,7 @@ int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
 int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 {
 	struct srdma_cq *cq = to_scq(ibcq);
-	struct rxe_queue_buf *buf = cq->q.buf;
+	struct rxe_queue_buf *buf;
 	unsigned long flags;
 	int n = 0;
 
@@ -184,6 +184,7 @@ int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 	if (cq->is_user)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
+	buf = cq->q.buf;	/* a resize replaces it under the lock */
 	while (n < num) {
 		u32 cons = buf->consumer_index & cq->q.index_mask;
 
