@@ -8,6 +8,8 @@
  * jumps past everything held, which lets ours resend the missing packet
  * alone (req.c, roce_req_recover) rather than all that followed it.
  */
+#include <linux/skbuff.h>
+
 #include "roce.h"
 
 /* Packets held per QP: our requester never has more in flight. */
@@ -32,8 +34,17 @@ bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt)
 	struct sk_buff_head *q = &rqp->reorder;
 	struct sk_buff *pos;
 
+	u32 mtu = roce_mtu(rqp->qp);
+
+	/*
+	 * Only what a requester can send: no more than the MTU, and all of
+	 * it but in a message's last packet. One QP could otherwise be made
+	 * to hold 256 reassembled 64 KiB datagrams for as long as it lives.
+	 */
 	if (skb_queue_len(q) >= ROCE_REORDER_MAX ||
-	    psn_diff(pkt->psn, rqp->epsn) > 2 * ROCE_REORDER_MAX)
+	    psn_diff(pkt->psn, rqp->epsn) > 2 * ROCE_REORDER_MAX ||
+	    pkt->paylen > mtu ||
+	    (!(pkt->flags & ROCE_F_LAST) && pkt->paylen != mtu))
 		return false;
 	BUILD_BUG_ON(sizeof(struct roce_reorder_cb) > sizeof(pkt->skb->cb));
 	skb_queue_reverse_walk(q, pos) {
@@ -45,8 +56,14 @@ bool roce_reorder_hold(struct roce_qp *rqp, struct roce_pkt *pkt)
 			break;
 	}
 	((struct roce_reorder_cb *)pkt->skb->cb)->psn = pkt->psn;
-	/* kept past this softirq: let go of the input route now */
+	/*
+	 * Kept past this softirq: let go now of what it holds of the stack
+	 * (the input route, a conntrack entry, the device it came in on,
+	 * which may go away first); the BTH on is all we read again.
+	 */
 	skb_dst_drop(pkt->skb);
+	nf_reset_ct(pkt->skb);
+	pkt->skb->dev = NULL;
 	if (pos == (struct sk_buff *)q)
 		__skb_queue_head(q, pkt->skb);
 	else
