@@ -97,7 +97,7 @@ int srdma_query_port(struct ib_device *ibdev, u32 port,
 	attr->active_mtu = srdma_mtu_for_netdev(dev);
 	attr->gid_tbl_len = dev->tp->gid_tbl_len;
 	attr->port_cap_flags = IB_PORT_CM_SUP | dev->tp->port_cap_flags;
-	attr->max_msg_sz = 1U << 31;
+	attr->max_msg_sz = SRDMA_MAX_MSG;
 	attr->pkey_tbl_len = 1;
 	attr->max_vl_num = 1;
 

@@ -41,6 +41,9 @@ enum ib_wc_status srdma_recv_place(struct srdma_qp *qp, struct srdma_recv *r,
 {
 	int err;
 
+	/* no message is longer than max_msg_sz (2^31): nor may r->len wrap */
+	if (len > SRDMA_MAX_MSG - r->len)
+		return IB_WC_LOC_LEN_ERR;
 	/* SRDMA_TO_MEM only reads the buffer */
 	err = srdma_sge_copy(qp, &r->cur, (void *)buf, len, SRDMA_TO_MEM);
 	if (!err)

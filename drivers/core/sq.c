@@ -198,7 +198,7 @@ static enum ib_wc_status srdma_fetch(struct srdma_qp *qp, u32 index,
 			w->sge[i].lkey = READ_ONCE(slot->dma.sge[i].lkey);
 			total += w->sge[i].length;
 		}
-		if (total > (1U << 31))
+		if (total > SRDMA_MAX_MSG)
 			return IB_WC_LOC_LEN_ERR;
 		w->num_sge = num_sge;
 		w->length = total;

@@ -191,6 +191,9 @@ static inline struct srdma_cq *to_scq(struct ib_cq *ibcq)
 /* Bytes of a send WQE that belong to its transport (srdma_swqe.tp_priv). */
 #define SRDMA_SWQE_TP_SIZE	16
 
+/* The longest message, either way (IBTA's and the device's max_msg_sz). */
+#define SRDMA_MAX_MSG		BIT(31)
+
 /*
  * A send work request as the kernel keeps it: struct rxe_send_wr's
  * fields, at the same offsets (sq.c checks them at build time), less
