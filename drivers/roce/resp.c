@@ -293,6 +293,34 @@ void roce_resp_init(struct roce_qp *rqp)
 	INIT_DELAYED_WORK(&rqp->rd_work, roce_rd_work);
 }
 
+/*
+ * The expected PSN moves on to @epsn. PSNs are 24 bits and wrap: the laps
+ * are counted so that a responder resource is known by its age too, not
+ * only by a PSN range that the sequence comes round to again.
+ */
+static void roce_resp_advance(struct roce_qp *rqp, u32 epsn)
+{
+	if (epsn < rqp->epsn)
+		rqp->epsn_laps++;
+	rqp->epsn = epsn;
+}
+
+/*
+ * A resource can answer a duplicate only while its request can still be
+ * retried: within half the PSN space behind epsn (IBTA 9.7.1's window),
+ * counted over the laps, or an old one would answer for a new request
+ * whose PSNs the sequence reused.
+ */
+static bool roce_res_recent(const struct roce_qp *rqp,
+			    const struct roce_rdres *res)
+{
+	u64 now = ((u64)rqp->epsn_laps << 24) | rqp->epsn;
+	u64 then = ((u64)res->lap << 24) | res->first_psn;
+
+	return now - then <= ROCE_PSN_MASK / 2 + 1;
+}
+
+/* A new resource for the request at epsn. */
 static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
 {
 	struct roce_rdres *res = &rqp->res[rqp->res_head];
@@ -303,6 +331,7 @@ static struct roce_rdres *roce_res_new(struct roce_qp *rqp)
 		rqp->rd_pending--;
 	memset(res, 0, sizeof(*res));
 	res->valid = true;
+	res->lap = rqp->epsn_laps;
 	return res;
 }
 
@@ -365,24 +394,29 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 	struct srdma_qp *qp = rqp->qp;
 	u32 i;
 
-	for (i = 0; i < rqp->nres; i++) {
-		struct roce_rdres *res = &rqp->res[i];
+	/* newest first: the one a retried request most likely names */
+	for (i = 1; i <= rqp->nres; i++) {
+		struct roce_rdres *res =
+			&rqp->res[(rqp->res_head + rqp->nres - i) % rqp->nres];
 
 		if (!res->valid || psn_diff(pkt->psn, res->first_psn) < 0 ||
-		    psn_diff(pkt->psn, res->last_psn) > 0)
+		    psn_diff(pkt->psn, res->last_psn) > 0 ||
+		    !roce_res_recent(rqp, res))
 			continue;
-		if (res->atomic) {
-			if (pkt->flags & ROCE_F_ATOMIC)
-				roce_res_queue(rqp, res, res->first_psn);
-		} else if (pkt->flags & ROCE_F_READ) {
+		if (res->atomic && (pkt->flags & ROCE_F_ATOMIC)) {
+			roce_res_queue(rqp, res, res->first_psn);
+			return;
+		}
+		if (!res->atomic && (pkt->flags & ROCE_F_READ)) {
 			ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
 					      "QP %u: READ replay from %#x (%#x-%#x, %u bytes)\n",
 					      qp->ibqp.qp_num, pkt->psn,
 					      res->first_psn, res->last_psn,
 					      res->length);
 			roce_res_queue(rqp, res, pkt->psn);
+			return;
 		}
-		return;
+		break;		/* not the request it was: acknowledge */
 	}
 	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
 			      "QP %u: duplicate opcode %#x PSN %#x, expecting %#x\n",
@@ -662,7 +696,7 @@ static enum roce_verdict roce_resp_read(struct roce_qp *rqp,
 	res->va = va;
 	res->rkey = be32_to_cpu(reth->rkey);
 	res->length = len;
-	rqp->epsn = psn_add(res->last_psn, 1);
+	roce_resp_advance(rqp, psn_add(res->last_psn, 1));
 	rqp->msn++;
 	roce_res_queue(rqp, res, res->first_psn);
 	return ROCE_DONE;
@@ -707,7 +741,7 @@ static enum roce_verdict roce_resp_atomic(struct roce_qp *rqp,
 	res->last_psn = pkt->psn;
 	res->orig = orig;
 	res->syndrome = ROCE_AETH_CREDIT_INVALID;
-	rqp->epsn = psn_add(pkt->psn, 1);
+	roce_resp_advance(rqp, psn_add(pkt->psn, 1));
 	rqp->msn++;
 	roce_res_queue(rqp, res, res->first_psn);
 	return ROCE_DONE;
@@ -807,7 +841,7 @@ static void roce_resp_rc(struct roce_qp *rqp, struct roce_pkt *pkt)
 	v = roce_resp_dispatch(rqp, pkt);
 	switch (v) {
 	case ROCE_OK:
-		rqp->epsn = psn_add(pkt->psn, 1);
+		roce_resp_advance(rqp, psn_add(pkt->psn, 1));
 		/*
 		 * A packet that fills a gap before held ones is acknowledged
 		 * with them (roce_resp_drain): an ACK for it alone would tell
@@ -881,7 +915,7 @@ static void roce_resp_uc(struct roce_qp *rqp, struct roce_pkt *pkt)
 		rqp->in_msg = 0;
 		rqp->rerr = true;
 	}
-	rqp->epsn = psn_add(pkt->psn, 1);
+	roce_resp_advance(rqp, psn_add(pkt->psn, 1));
 	if (rqp->rerr) {
 		if (!(pkt->flags & ROCE_F_FIRST))
 			return;
@@ -1003,6 +1037,7 @@ void roce_resp_reset(struct roce_qp *rqp)
 	u32 i;
 
 	rqp->epsn = qp->attr.rq_psn;
+	rqp->epsn_laps = 0;
 	rqp->msn = 0;
 	rqp->nak_sent = false;
 	rqp->ack_due = false;

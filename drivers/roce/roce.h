@@ -164,6 +164,7 @@ struct roce_rdres {
 	u32 first_psn;
 	u32 last_psn;
 	u32 next_psn;
+	u32 lap;			/* epsn_laps when it came */
 	u32 mtu;			/* READ: the path MTU when it came */
 	u64 va;
 	u32 rkey;
@@ -260,6 +261,7 @@ struct roce_qp {
 
 	/* responder */
 	u32 epsn;			/* next expected PSN */
+	u32 epsn_laps;			/* times epsn wrapped (roce_rdres age) */
 	u32 msn;
 	bool nak_sent;			/* PSN sequence NAK outstanding */
 	bool ack_due;			/* ACK for ack_psn not sent yet */
