@@ -157,10 +157,19 @@ int roce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	if (i == old->nqp)
 		goto out;
 	if (old->nqp > 1) {
-		err = -ENOMEM;
 		g = kmemdup(old, sizeof(*g), GFP_KERNEL);
-		if (!g)
+		if (!g) {
+			/*
+			 * A detach must not fail (a dead process's cannot be
+			 * retried): in place then. A reader meanwhile may
+			 * miss the QP moved into the slot, or see it twice:
+			 * a UD datagram lost or duplicated, nothing worse.
+			 */
+			WRITE_ONCE(old->qpn[i], old->qpn[old->nqp - 1]);
+			WRITE_ONCE(old->nqp, old->nqp - 1);
+			err = 0;
 			goto out;
+		}
 		g->qpn[i] = g->qpn[--g->nqp];
 		list_replace_rcu(&old->node, &g->node);
 	} else {
@@ -199,8 +208,9 @@ void roce_mcast_rcv(struct roce_pkt *pkt)
 		roce_count(dev, ROCE_CNT_RX_BAD_QP);
 		return;
 	}
-	for (i = 0; i < g->nqp; i++) {
-		pkt->qp = srdma_qp_get(dev, g->qpn[i]);
+	/* a detach short of memory changes a group in place (above) */
+	for (i = 0; i < READ_ONCE(g->nqp); i++) {
+		pkt->qp = srdma_qp_get(dev, READ_ONCE(g->qpn[i]));
 		if (!pkt->qp)
 			continue;
 		if (pkt->qp->ibqp.qp_type == IB_QPT_UD)
