@@ -89,6 +89,10 @@ start_server() {
 }
 rping_client() { timeout 60 rping -c -a "$ip4" -p "$SRV_PORT" -V -C 5; }
 flood() { timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" flood "$@"; }
+# flood_connected N: N or more TCP connections to the server's port are up
+flood_connected() {
+	[ "$(ss -Htn state established "( dport = :$SRV_PORT )" | wc -l)" -ge "$1" ]
+}
 
 # N idle connections under the cap: a real rping connects beside them,
 # then the set-up timeout closes every one of them
@@ -183,7 +187,9 @@ listener_gone_then_rmmod() {
 	start_server || return 1
 	flood 16 "$HALF_OPEN_CAP" --early &
 	fpid=$!
-	sleep 2
+	# all 16 connected before the listener goes (a slow kernel, such as
+	# the debug one, takes more than the moment a fast one does)
+	wait_for 30 flood_connected 16 || echo "not all 16 connected in 30 s"
 	kill -KILL "$srv_pid"
 	wait "$srv_pid" 2> /dev/null
 	srv_pid=
