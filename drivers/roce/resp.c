@@ -306,18 +306,20 @@ static void roce_resp_advance(struct roce_qp *rqp, u32 epsn)
 }
 
 /*
- * A resource can answer a duplicate only while its request can still be
- * retried: within half the PSN space behind epsn (IBTA 9.7.1's window),
- * counted over the laps, or an old one would answer for a new request
- * whose PSNs the sequence reused.
+ * Whether @res answers a duplicate at @psn (behind epsn): @psn is placed
+ * on the count of PSNs since the last reset, laps included, and must lie
+ * in @res's own range there. PSN ranges alone repeat every 2^24: an old
+ * READ or atomic would answer for a new request whose PSNs the sequence
+ * reused.
  */
-static bool roce_res_recent(const struct roce_qp *rqp,
-			    const struct roce_rdres *res)
+static bool roce_res_holds(const struct roce_qp *rqp,
+			   const struct roce_rdres *res, u32 psn)
 {
 	u64 now = ((u64)rqp->epsn_laps << 24) | rqp->epsn;
-	u64 then = ((u64)res->lap << 24) | res->first_psn;
+	u64 first = ((u64)res->lap << 24) | res->first_psn;
+	u64 dup = now - (u32)-psn_diff(psn, rqp->epsn);
 
-	return now - then <= ROCE_PSN_MASK / 2 + 1;
+	return dup - first <= (u32)psn_diff(res->last_psn, res->first_psn);
 }
 
 /* A new resource for the request at epsn. */
@@ -399,9 +401,7 @@ static void roce_resp_duplicate(struct roce_qp *rqp, struct roce_pkt *pkt)
 		struct roce_rdres *res =
 			&rqp->res[(rqp->res_head + rqp->nres - i) % rqp->nres];
 
-		if (!res->valid || psn_diff(pkt->psn, res->first_psn) < 0 ||
-		    psn_diff(pkt->psn, res->last_psn) > 0 ||
-		    !roce_res_recent(rqp, res))
+		if (!res->valid || !roce_res_holds(rqp, res, pkt->psn))
 			continue;
 		if (res->atomic && (pkt->flags & ROCE_F_ATOMIC)) {
 			roce_res_queue(rqp, res, res->first_psn);
