@@ -500,6 +500,9 @@ static void iwarp_rx_read_resp_done(struct iwarp_qp *iqp)
 	w = iwarp_rx_orq_head(iqp);
 	if (!w)
 		return;
+	/* placement stopped at the error (srdma_swqe_place()): flushed */
+	if (READ_ONCE(iqp->qp->state) == IB_QPS_ERR)
+		return;
 	rx->rd_active = false;
 	iwarp_rx_orq_pop(iqp);
 	srdma_sq_wqe_done(iqp->qp, w, iwarp_rx_read_status(iqp->qp, w));
