@@ -305,21 +305,12 @@ static void roce_resp_advance(struct roce_qp *rqp, u32 epsn)
 	rqp->epsn = epsn;
 }
 
-/*
- * Whether @res answers a duplicate at @psn (behind epsn): @psn is placed
- * on the count of PSNs since the last reset, laps included, and must lie
- * in @res's own range there. PSN ranges alone repeat every 2^24: an old
- * READ or atomic would answer for a new request whose PSNs the sequence
- * reused.
- */
+/* Whether @res answers a duplicate at @psn (behind epsn). */
 static bool roce_res_holds(const struct roce_qp *rqp,
 			   const struct roce_rdres *res, u32 psn)
 {
-	u64 now = ((u64)rqp->epsn_laps << 24) | rqp->epsn;
-	u64 first = ((u64)res->lap << 24) | res->first_psn;
-	u64 dup = now - (u32)-psn_diff(psn, rqp->epsn);
-
-	return dup - first <= (u32)psn_diff(res->last_psn, res->first_psn);
+	return psn_lap_holds(rqp->epsn_laps, rqp->epsn, res->lap,
+			     res->first_psn, res->last_psn, psn);
 }
 
 /* A new resource for the request at epsn. */

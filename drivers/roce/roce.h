@@ -325,6 +325,22 @@ static inline s32 psn_diff(u32 a, u32 b)
 	return (s32)((a - b) << 8) >> 8;
 }
 
+/*
+ * Whether a duplicate at @psn, behind @epsn after @laps wraps of the
+ * sequence, lies in [@first, @last] as seen @res_lap wraps in: both are
+ * placed on the count of PSNs since the last reset. PSN ranges alone
+ * repeat every 2^24 (resp.c, responder resources).
+ */
+static inline bool psn_lap_holds(u32 laps, u32 epsn, u32 res_lap, u32 first,
+				 u32 last, u32 psn)
+{
+	u64 now = ((u64)laps << 24) | epsn;
+	u64 start = ((u64)res_lap << 24) | first;
+	u64 dup = now - (u32)-psn_diff(psn, epsn);
+
+	return dup - start <= (u32)psn_diff(last, first);
+}
+
 /* READ and atomics: answered with data, limited by max_rd_atomic. */
 static inline bool roce_is_rd(u32 opcode)
 {

@@ -38,6 +38,26 @@ void __init srdma_st_psn(struct srdma_st *st)
 		 "half the space away is behind");
 	ST_CHECK(st, psn_diff(0x1abcdef, 0xabcdef) == 0,
 		 "bits above 24 are ignored");
+	/* responder resources: laps, epsn, resource lap, first, last, dup */
+	ST_CHECK(st, psn_lap_holds(0, 100, 0, 50, 60, 55), "inside, same lap");
+	ST_CHECK(st, psn_lap_holds(0, 100, 0, 50, 60, 50), "at its first PSN");
+	ST_CHECK(st, psn_lap_holds(0, 100, 0, 50, 60, 60), "at its last PSN");
+	ST_CHECK(st, !psn_lap_holds(0, 100, 0, 50, 60, 61), "one past its last");
+	ST_CHECK(st, !psn_lap_holds(0, 100, 0, 50, 60, 49), "one before its first");
+	ST_CHECK(st, psn_lap_holds(1, 10, 0, 0xfffff0, 0xffffff, 0xfffff5),
+		 "epsn wrapped since: still the resource's");
+	ST_CHECK(st, psn_lap_holds(1, 10, 0, 0xfffff0, 4, 2),
+		 "a range across the wrap, past it");
+	ST_CHECK(st, psn_lap_holds(1, 10, 0, 0xfffff0, 4, 0xfffff1),
+		 "a range across the wrap, before it");
+	ST_CHECK(st, !psn_lap_holds(1, 100, 0, 50, 60, 55),
+		 "the same PSNs a lap later: another request");
+	ST_CHECK(st, !psn_lap_holds(0, 5, 0, 0xfffff0, 0xffffff, 0xfffffa),
+		 "a PSN before the count began");
+	ST_CHECK(st, psn_lap_holds(0, 0x800010, 0, 0x10, 0x80000f, 0x10),
+		 "a 2^23-PSN READ, retried from its start");
+	ST_CHECK(st, psn_lap_holds(2, 0x400000, 1, 0xc00000, 0x3fffff, 0x200000),
+		 "a 2^23-PSN READ across the wrap, retried from its middle");
 	for (i = 0; i < ARRAY_SIZE(bases); i++) {
 		for (j = 0; j < ARRAY_SIZE(steps); j++) {
 			u32 a = bases[i], n = steps[j], b = psn_add(a, n);
