@@ -113,18 +113,40 @@ read -r -a check_env <<< "${SRDMA_CHECK_ENV:-}"
 for e in ${check_env[@]+"${check_env[@]}"}; do guest_env+=(-e "$e"); done
 header() { sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "selftests/$1" | head -n 1; }
 
+# boot_died OUT HOSTS: some host of the run in OUT never finished booting
+boot_died() {
+	local i
+	for ((i = 1; i <= $2; i++)); do
+		grep -q 'SRDMA-VM-BOOTED' "$1/host$i/console.log" 2> /dev/null || return 0
+	done
+	return 1
+}
+
 # run_group NAME HOSTS TEST...: one VM run, then collect every test's results.
 run_group() {
-	local name=$1 hosts=$2 limit=$((120 * scale)) t secs vrc=0 out i label rc dirty
+	local name=$1 hosts=$2 limit=$((120 * scale)) t secs vrc=0 out i label rc dirty attempt
 	shift 2
 	for t in "$@"; do
 		secs=$(header "$t" timeout)
 		limit=$((limit + ${secs:-300} * scale))
 	done
 	say "VM group $name ($hosts host(s)): $*"
-	"$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
-		-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" ${guest_env[@]+"${guest_env[@]}"} -- \
-		"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
+	for attempt in 1 2; do
+		vrc=0
+		"$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
+			-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" ${guest_env[@]+"${guest_env[@]}"} -- \
+			"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
+		# A guest kernel that dies while booting, before any test or
+		# srdma ran (TCG has been seen to trip over the kernel's own
+		# text patching), is the emulator's: boot the group once more.
+		if [ "$vrc" = 0 ] || [ "$vrc" = 1 ] || [ "$attempt" = 2 ] ||
+			! boot_died "build/vm/out/$run_label-$name" "$hosts"; then
+			break
+		fi
+		say "VM group $name: a guest died before it booted; once more"
+		rm -rf "build/vm/out/$run_label-$name.boot-failed"
+		mv "build/vm/out/$run_label-$name" "build/vm/out/$run_label-$name.boot-failed"
+	done
 	for ((i = 1; i <= hosts; i++)); do
 		out=build/vm/out/$run_label-$name/host$i
 		dirty=0
