@@ -77,6 +77,17 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 	return 0;
 }
 
+/* Post receive @i, of the @len bytes at @buf, its index as its wr_id. */
+static int post_recv(struct rdma_cm_id *id, int i, void *buf, size_t len,
+		     struct ibv_mr *mr)
+{
+	if (rdma_post_recv(id, (void *)(uintptr_t)i, buf, len, mr)) {
+		perror("post_recv");
+		return -1;
+	}
+	return 0;
+}
+
 static struct rdma_cm_id *setup(const char *addr, const char *port, int server)
 {
 	struct ibv_qp_init_attr attr = {
@@ -108,11 +119,8 @@ static int run_server(struct rdma_cm_id *id, uint64_t msgs)
 		return 1;
 	}
 	for (i = 0; i < MSG_SLOTS; i++)
-		if (rdma_post_recv(id, (void *)(uintptr_t)i, &slot[i],
-				   sizeof(slot[i]), mr)) {
-			perror("post_recv");
+		if (post_recv(id, i, &slot[i], sizeof(slot[i]), mr))
 			return 1;
-		}
 	if (rdma_accept(id, &cp)) {
 		perror("rdma_accept");
 		return 1;
@@ -141,11 +149,8 @@ static int run_server(struct rdma_cm_id *id, uint64_t msgs)
 				m.seq < seq ? "sent twice" : "out of order or lost");
 			return 1;
 		}
-		if (rdma_post_recv(id, (void *)(uintptr_t)i, &slot[i],
-				   sizeof(slot[i]), mr)) {
-			perror("post_recv");
+		if (post_recv(id, i, &slot[i], sizeof(slot[i]), mr))
 			return 1;
-		}
 		if ((seq + 1) % WINDOW)
 			continue;
 		answer = seq + 1;
@@ -184,21 +189,29 @@ static void dump_sends(struct rdma_cm_id *id)
 				ibv_wc_status_str(wc.status));
 }
 
-/* Reap one signaled completion: the oldest SEND not yet completed. */
+/* @wc is the completion of the oldest SEND not yet completed: count it. */
+static int take_send(const struct ibv_wc *wc, uint64_t *completed)
+{
+	if (wc->status != IBV_WC_SUCCESS || wc->opcode != IBV_WC_SEND ||
+	    wc->wr_id != *completed) {
+		fprintf(stderr, "completion %llu: opcode %d, wr_id %llu, status %s\n",
+			(unsigned long long)*completed, wc->opcode,
+			(unsigned long long)wc->wr_id,
+			ibv_wc_status_str(wc->status));
+		return -1;
+	}
+	(*completed)++;
+	return 0;
+}
+
+/* Reap one signaled completion, waiting for it. */
 static int reap_send(struct rdma_cm_id *id, uint64_t *completed)
 {
 	struct ibv_wc wc;
 
 	if (poll_one(id->send_cq, &wc, "client send"))
 		return -1;
-	if (wc.opcode != IBV_WC_SEND || wc.wr_id != *completed) {
-		fprintf(stderr, "completion %llu: opcode %d, wr_id %llu\n",
-			(unsigned long long)*completed, wc.opcode,
-			(unsigned long long)wc.wr_id);
-		return -1;
-	}
-	(*completed)++;
-	return 0;
+	return take_send(&wc, completed);
 }
 
 /*
@@ -216,15 +229,8 @@ static int reap_ready(struct rdma_cm_id *id, uint64_t *completed,
 		n = ibv_poll_cq(id->send_cq, 1, &wc);
 		if (n <= 0)
 			return n;
-		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_SEND ||
-		    wc.wr_id != *completed) {
-			fprintf(stderr, "completion %llu: opcode %d, wr_id %llu, status %s\n",
-				(unsigned long long)*completed, wc.opcode,
-				(unsigned long long)wc.wr_id,
-				ibv_wc_status_str(wc.status));
+		if (take_send(&wc, completed))
 			return -1;
-		}
-		(*completed)++;
 	}
 	return 0;
 }
@@ -281,11 +287,8 @@ static int run_client(struct rdma_cm_id *id, uint64_t msgs)
 	}
 	rkey = mw->rkey;
 	for (i = 0; i < 2; i++)
-		if (rdma_post_recv(id, (void *)(uintptr_t)i, &answer[i],
-				   sizeof(answer[i]), amr)) {
-			perror("post_recv");
+		if (post_recv(id, i, &answer[i], sizeof(answer[i]), amr))
 			return 1;
-		}
 	if (rdma_connect(id, &cp)) {
 		perror("rdma_connect");
 		return 1;
@@ -338,8 +341,8 @@ static int run_client(struct rdma_cm_id *id, uint64_t msgs)
 				return 1;
 			}
 			answered = answer[i];
-			if (rdma_post_recv(id, (void *)(uintptr_t)i, &answer[i],
-					   sizeof(answer[i]), amr))
+			if (post_recv(id, i, &answer[i], sizeof(answer[i]),
+				      amr))
 				return 1;
 		}
 		/* the last SEND's slot may be reused once it completed */
