@@ -89,7 +89,30 @@ def loop_errors():
         pd.close()
 
 
+def send_caps_as_asked():
+    # the kernel sizes its copy of each WQE by these, so it must enforce
+    # (and report) what was asked for, not what the ring's slot could hold
+    pd = PD(ctx)
+    cq = CQ(ctx, 16)
+    try:
+        for sge, inline in ((0, 0), (1, 0), (2, 0), (1, 100), (4, 64),
+                            (attr.max_sge, 0)):
+            qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                                   cap=QPCap(8, 8, sge, 1, inline)))
+            try:
+                cap = qp.query(e.IBV_QP_CAP)[0].cap
+                got = (cap.max_send_sge, cap.max_inline_data)
+                if got != (max(sge, 1), inline):
+                    raise AssertionError(f'asked {(sge, inline)}, got {got}')
+            finally:
+                qp.close()
+    finally:
+        cq.close()
+        pd.close()
+
+
 case(f'{rounds} rounds of PD, CQ, MR, MW, SRQ, 2 QPs, AH', loop_objects)
+case('send SGE and inline limits are the ones asked for', send_caps_as_asked)
 case(f'{rounds} rounds of refused creates (QP, CQ, SRQ, MR)', loop_errors)
 ctx.close()
 print('TAP version 13')

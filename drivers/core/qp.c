@@ -48,11 +48,15 @@ static int srdma_qp_rings(struct srdma_qp *qp, struct ib_qp_init_attr *init,
 			       elem, udata, &resp->sq_mi);
 	if (err)
 		return err;
-	payload = elem - sizeof(struct rxe_send_wqe);
+	/*
+	 * The slot is rounded up to a power of two, but the limits stay
+	 * those asked for (at least one SGE): the kernel copy of each WQE
+	 * (srdma_swqe_alloc()) is sized by them, so a QP that asked for one
+	 * SGE does not pay for the three its slot could hold.
+	 */
 	qp->sq.max_wr = srdma_queue_slots(&qp->sq.q) - 1;
-	qp->sq.max_sge = min_t(u32, payload / sizeof(struct rxe_sge),
-			       SRDMA_MAX_SGE);
-	qp->sq.max_inline = min_t(u32, payload, SRDMA_MAX_INLINE);
+	qp->sq.max_sge = max_t(u32, cap->max_send_sge, 1);
+	qp->sq.max_inline = cap->max_inline_data;
 	spin_lock_init(&qp->sq.lock);
 	cap->max_send_wr = qp->sq.max_wr;
 	cap->max_send_sge = qp->sq.max_sge;
