@@ -184,18 +184,24 @@ int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len)
 	return 0;
 }
 
-/* Copy @len bytes of @w's SGE list from byte @off on; see transport.h. */
-int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
-		    void *buf, u32 len, enum srdma_copy_dir dir)
+/* Read @len bytes of @w's payload from byte @off on; see transport.h. */
+int srdma_swqe_read(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
+		    void *buf, u32 len)
 {
 	struct srdma_sge_cursor c;
 	int err;
 
+	if (w->inlined) {
+		if (len > w->length || off > w->length - len)
+			return -ENOSPC;
+		memcpy(buf, srdma_swqe_inline(w) + off, len);
+		return 0;
+	}
 	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
 	err = srdma_sge_skip(&c, off);
 	if (err)
 		return err;
-	return srdma_sge_copy(qp, &c, buf, len, dir);
+	return srdma_sge_copy(qp, &c, buf, len, SRDMA_FROM_MEM);
 }
 
 /*
@@ -218,6 +224,17 @@ int srdma_swqe_place(struct srdma_qp *qp, const struct srdma_swqe *w,
 	return err;
 }
 
+/* srdma_swqe_place() from byte @off of @w's SGE list on. */
+int srdma_swqe_place_at(struct srdma_qp *qp, const struct srdma_swqe *w,
+			u32 off, const void *buf, u32 len)
+{
+	struct srdma_sge_cursor c;
+
+	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
+	return srdma_sge_skip(&c, off) ?:
+	       srdma_swqe_place(qp, w, &c, buf, len);
+}
+
 /*
  * An atomic's answer: its original value goes into the first eight bytes
  * of the WQE's SGE list. Any failure is a protection error, whatever the
@@ -228,11 +245,8 @@ enum ib_wc_status srdma_swqe_atomic_result(struct srdma_qp *qp,
 					   const struct srdma_swqe *w,
 					   u64 orig)
 {
-	struct srdma_sge_cursor c;
-	int err;
+	int err = srdma_swqe_place_at(qp, w, 0, &orig, sizeof(orig));
 
-	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-	err = srdma_swqe_place(qp, w, &c, &orig, sizeof(orig));
 	if (err == -ECANCELED)
 		return IB_WC_WR_FLUSH_ERR;
 	return err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;

@@ -529,7 +529,7 @@ int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
 /**
  * srdma_sge_err_status() - the completion status for a local copy's error
  * @err: 0 or an error of srdma_sge_copy(), srdma_sge_skip() or
- *	srdma_swqe_copy()
+ *	srdma_swqe_read()
  *
  * Return: IB_WC_SUCCESS for 0, IB_WC_LOC_LEN_ERR when the SGE list was
  * too short (-ENOSPC), else IB_WC_LOC_PROT_ERR (a key check failed).
@@ -542,24 +542,21 @@ static inline enum ib_wc_status srdma_sge_err_status(int err)
 }
 
 /**
- * srdma_swqe_copy() - copy between a buffer and part of a send WQE's SGEs
+ * srdma_swqe_read() - read part of a send WQE's payload
  * @qp: the QP of @w
  * @w: the WQE
- * @off: the first byte of @w's local buffer to copy, counted over its
- *	whole SGE list
- * @buf: the buffer
+ * @off: the first byte to read, counted over the whole payload
+ * @buf: where to (a packet's or FPDU's payload)
  * @len: bytes
- * @dir: SRDMA_FROM_MEM (a packet's or FPDU's payload); SRDMA_TO_MEM
- *	only where @w cannot be flushed meanwhile (srdma_swqe_place())
  *
- * The SGE list only: the caller copies inline data itself (an inline WQE
- * has no SGEs, so a copy into it fails with -ENOSPC). Any context.
+ * From the inline bytes held in @w, else through @w's SGE list with each
+ * lkey checked. Any context.
  *
- * Return: 0, -ENOSPC when the list ends before @off + @len, or a key
+ * Return: 0, -ENOSPC when the payload ends before @off + @len, or a key
  * check error (srdma_sge_err_status() turns them into a WC status).
  */
-int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
-		    void *buf, u32 len, enum srdma_copy_dir dir);
+int srdma_swqe_read(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
+		    void *buf, u32 len);
 
 /**
  * srdma_swqe_place() - write a READ response into a send WQE's buffers
@@ -578,6 +575,22 @@ int srdma_swqe_copy(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
  */
 int srdma_swqe_place(struct srdma_qp *qp, const struct srdma_swqe *w,
 		     struct srdma_sge_cursor *c, const void *buf, u32 len);
+
+/**
+ * srdma_swqe_place_at() - srdma_swqe_place() at a byte offset
+ * @qp: the QP of @w
+ * @w: the WQE the response answers
+ * @off: the first byte of @w's SGE list to write, counted over the list
+ * @buf: the response's bytes
+ * @len: how many
+ *
+ * For a caller that keeps no cursor (each RoCE READ response packet says
+ * where it goes). Any context.
+ *
+ * Return: as srdma_swqe_place(), or -ENOSPC when the list ends before @off.
+ */
+int srdma_swqe_place_at(struct srdma_qp *qp, const struct srdma_swqe *w,
+			u32 off, const void *buf, u32 len);
 
 /**
  * srdma_swqe_atomic_result() - store an atomic's original value locally

@@ -233,11 +233,11 @@ static enum ib_wc_status iwarp_tx_data(struct iwarp_qp *iqp,
 			       w->wr.ex.invalidate_rkey : 0);
 		hlen = sizeof(struct ddp_untagged_hdr);
 	}
-	if (srdma_swqe_inline(w)) {
-		memcpy(p + hlen, srdma_swqe_inline(w) + w->sent, n);
-	} else if (n && srdma_swqe_copy(qp, w, w->sent, p + hlen, n,
-					SRDMA_FROM_MEM)) {
-		return IB_WC_LOC_PROT_ERR;
+	if (n) {
+		int err = srdma_swqe_read(qp, w, w->sent, p + hlen, n);
+
+		if (err)
+			return srdma_sge_err_status(err);
 	}
 	iwarp_fpdu_end(iqp, hlen + n);
 	w->sent += n;

@@ -145,7 +145,6 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
 	struct srdma_qp *qp = rqp->qp;
-	struct srdma_sge_cursor c;
 	struct srdma_swqe *w;
 	u32 mtu = roce_mtu(qp);
 	u32 expect;
@@ -171,9 +170,7 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 		roce_wqe_finish(rqp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	srdma_sge_cursor_init(&c, w->sge, w->num_sge);
-	err = srdma_sge_skip(&c, w->done) ?:
-	      srdma_swqe_place(qp, w, &c, pkt->payload, pkt->paylen);
+	err = srdma_swqe_place_at(qp, w, w->done, pkt->payload, pkt->paylen);
 	if (err == -ECANCELED)
 		return;		/* flushed: the buffer is not ours any more */
 	if (err) {

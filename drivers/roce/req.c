@@ -185,17 +185,12 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		h += sizeof(struct roce_ieth);
 	}
 	if (paylen) {
-		if (srdma_swqe_inline(w)) {
-			memcpy(h, srdma_swqe_inline(w) + off, paylen);
-		} else {
-			int err = srdma_swqe_copy(qp, w, off, h, paylen,
-						  SRDMA_FROM_MEM);
+		int err = srdma_swqe_read(qp, w, off, h, paylen);
 
-			if (err) {
-				kfree_skb(skb);
-				*status = srdma_sge_err_status(err);
-				return -EIO;
-			}
+		if (err) {
+			kfree_skb(skb);
+			*status = srdma_sge_err_status(err);
+			return -EIO;
 		}
 	}
 
