@@ -3,7 +3,8 @@
  * Self-tests of how a transport walks the send queue (transport.h):
  * catching up with what the core completed on its own, and never taking
  * a completed slot's copy, which the core may have refilled, for the WQE
- * it held. On a synthetic four-slot queue that no device holds.
+ * it held. On a synthetic four-slot queue that no device holds. And
+ * reading a WQE's inline bytes never past its length.
  */
 #include <linux/slab.h>
 
@@ -15,6 +16,11 @@
 struct srdma_st_catch_up_case {
 	u32 pos, oldest, fetch, want;
 	const char *what;
+};
+
+struct srdma_st_read_case {
+	u32 off, len;
+	int want;
 };
 
 struct srdma_st_oldest_case {
@@ -102,11 +108,44 @@ static void __init srdma_st_pending(struct srdma_st *st, struct srdma_qp *qp)
 		 "a WQE in flight across the wrap is the transport's");
 }
 
+/* An inline WQE's bytes are read within its length, whatever is asked. */
+static void __init srdma_st_read_inline(struct srdma_st *st)
+{
+	static const struct srdma_st_read_case cases[] __initconst = {
+		{ 0, 8, 0 }, { 3, 5, 0 }, { 8, 0, 0 }, { 3, 6, -ENOSPC },
+		{ 9, 0, -ENOSPC }, { 8, U32_MAX, -ENOSPC },
+		{ U32_MAX, 1, -ENOSPC }, { 1, U32_MAX, -ENOSPC },
+	};
+	static const u8 bytes[8] __initconst = "01234567";
+	struct srdma_swqe *w = kzalloc(sizeof(*w) + 16, GFP_KERNEL);
+	unsigned int i;
+
+	if (!ST_ALLOCATED(st, w))
+		return;
+	w->inlined = true;
+	w->length = sizeof(bytes);
+	memcpy(w->sge, bytes, sizeof(bytes));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u8 out[8] = {};
+		/* @out holds every length that may succeed */
+		int got = srdma_swqe_read(NULL, w, cases[i].off, out,
+					  cases[i].len);
+
+		ST_CHECK(st, got == cases[i].want &&
+			 (got || !memcmp(out, bytes + cases[i].off,
+					 cases[i].len)),
+			 "inline read of %u bytes at %u: %d, want %d",
+			 cases[i].len, cases[i].off, got, cases[i].want);
+	}
+	kfree(w);
+}
+
 void __init srdma_st_sq(struct srdma_st *st)
 {
 	struct srdma_qp *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 
 	srdma_st_catch_up(st);
+	srdma_st_read_inline(st);
 	if (!ST_ALLOCATED(st, qp))
 		return;
 	qp->sq.q.index_mask = ST_SLOTS - 1;
