@@ -244,6 +244,10 @@ int srdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct srdma_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
 
+	/* an rdma res dump may still come, and must not look inside */
+	mutex_lock(&qp->modify_lock);
+	qp->destroying = true;
+	mutex_unlock(&qp->modify_lock);
 	if (dev->tp->qp_release)
 		dev->tp->qp_release(qp);
 	/*

@@ -26,9 +26,8 @@ static u32 srdma_ring_used(const struct srdma_queue *q, u32 cons)
 	return (prod - cons) & q->index_mask;
 }
 
-int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+static int srdma_fill_res_qp_live(struct sk_buff *msg, struct srdma_qp *qp)
 {
-	struct srdma_qp *qp = to_sqp(ibqp);
 	const struct srdma_qp_stats *st = &qp->stats;
 	struct nlattr *table;
 	u32 sq_used, rq_used = 0, sq_fetched, rq_cons;
@@ -70,6 +69,25 @@ int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 err:
 	nla_nest_cancel(msg, table);
 	return -EMSGSIZE;
+}
+
+/*
+ * ib_core calls destroy_qp before it waits for the dumps that hold the
+ * QP's restrack entry, so a dump can get here during or after
+ * srdma_destroy_qp(): the rings, the transport's state and the SRQ may be
+ * gone. destroying, set under modify_lock before any of them goes, says
+ * so; such a QP shows ib_core's own attributes only.
+ */
+int srdma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct srdma_qp *qp = to_sqp(ibqp);
+	int err = 0;
+
+	mutex_lock(&qp->modify_lock);
+	if (!qp->destroying)
+		err = srdma_fill_res_qp_live(msg, qp);
+	mutex_unlock(&qp->modify_lock);
+	return err;
 }
 
 static const char *const srdma_mem_state_names[] = {

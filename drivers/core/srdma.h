@@ -372,6 +372,7 @@ struct srdma_qp {
 	struct ib_qp ibqp;
 	struct srdma_qp_handle *handle;	/* lookups by the transports */
 	struct mutex modify_lock;	/* serialises modify_qp */
+	bool destroying;		/* under modify_lock: see restrack.c */
 	spinlock_t state_lock;		/* state vs. posting and flushing */
 	enum ib_qp_state state;
 	bool is_user;
