@@ -172,6 +172,16 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 		dev->tp->qp_reset(qp);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != cur && next != IB_QPS_RESET) {
+		/*
+		 * A fatal error (srdma_qp_to_err(), which takes no
+		 * modify_lock) moved the QP to ERR since cur was read, and
+		 * flushed it: only a reset leaves ERR.
+		 */
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		err = next == IB_QPS_ERR ? 0 : -EINVAL;
+		goto out;
+	}
 	qp->state = next;
 	if (next == IB_QPS_RESET)
 		srdma_qp_reset_rings(qp);
