@@ -184,11 +184,17 @@ int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len)
 	return 0;
 }
 
-/* Read @len bytes of @w's payload from byte @off on; see transport.h. */
+/*
+ * Read @len bytes of @w's payload from byte @off on; see transport.h.
+ * Like srdma_swqe_place(), through the SGE list only while @w is
+ * outstanding: the flush's completion hands the buffers back to the
+ * consumer, and a kernel ULP may free them then.
+ */
 int srdma_swqe_read(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 		    void *buf, u32 len)
 {
 	struct srdma_sge_cursor c;
+	unsigned long flags;
 	int err;
 
 	if (w->inlined) {
@@ -201,7 +207,13 @@ int srdma_swqe_read(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 	err = srdma_sge_skip(&c, off);
 	if (err)
 		return err;
-	return srdma_sge_copy(qp, &c, buf, len, SRDMA_FROM_MEM);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != IB_QPS_ERR && w->state != SRDMA_WQE_DONE)
+		err = srdma_sge_copy(qp, &c, buf, len, SRDMA_FROM_MEM);
+	else
+		err = -ECANCELED;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return err;
 }
 
 /*

@@ -532,12 +532,15 @@ int srdma_sge_skip(struct srdma_sge_cursor *c, u32 len);
  *	srdma_swqe_read()
  *
  * Return: IB_WC_SUCCESS for 0, IB_WC_LOC_LEN_ERR when the SGE list was
- * too short (-ENOSPC), else IB_WC_LOC_PROT_ERR (a key check failed).
+ * too short (-ENOSPC), IB_WC_WR_FLUSH_ERR when the WQE was flushed
+ * (-ECANCELED), else IB_WC_LOC_PROT_ERR (a key check failed).
  */
 static inline enum ib_wc_status srdma_sge_err_status(int err)
 {
 	if (!err)
 		return IB_WC_SUCCESS;
+	if (err == -ECANCELED)
+		return IB_WC_WR_FLUSH_ERR;
 	return err == -ENOSPC ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 }
 
@@ -550,10 +553,12 @@ static inline enum ib_wc_status srdma_sge_err_status(int err)
  * @len: bytes
  *
  * From the inline bytes held in @w, else through @w's SGE list with each
- * lkey checked. Any context.
+ * lkey checked, only while @w is outstanding (as srdma_swqe_place()).
+ * Any context.
  *
- * Return: 0, -ENOSPC when the payload ends before @off + @len, or a key
- * check error (srdma_sge_err_status() turns them into a WC status).
+ * Return: 0, -ENOSPC when the payload ends before @off + @len,
+ * -ECANCELED when @w is flushed or about to be, or a key check error
+ * (srdma_sge_err_status() turns them into a WC status).
  */
 int srdma_swqe_read(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 		    void *buf, u32 len);
