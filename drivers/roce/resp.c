@@ -600,13 +600,18 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 	    !srdma_recv_take(qp, &rqp->recv))
 		return ROCE_RNR;
 	if (pkt->paylen) {
-		/* checked per packet: an invalidate may land mid-message */
+		/*
+		 * Checked per packet: an invalidate may land mid-message. And
+		 * again under the hold of the memory's lock that copies, so
+		 * no byte lands after a rereg or invalidate returned.
+		 */
 		mem = srdma_rkey_check(qp, rqp->wrkey, rqp->wva, pkt->paylen,
 				       IB_ACCESS_REMOTE_WRITE, &err);
 		if (!mem)
 			return ROCE_NAK_ACC;
-		err = srdma_mem_copy(mem, rqp->wva, pkt->payload, pkt->paylen,
-				     SRDMA_TO_MEM);
+		err = srdma_rkey_copy(qp, mem, rqp->wrkey, rqp->wva,
+				      pkt->payload, pkt->paylen,
+				      IB_ACCESS_REMOTE_WRITE, SRDMA_TO_MEM);
 		srdma_mem_put(mem);
 		if (err)
 			return ROCE_NAK_ACC;
