@@ -379,6 +379,14 @@ static int iwarp_ep_attach_locked(struct iwarp_ep *ep, u32 mss)
 	/* the exit closes what is connected; spare it the round trip */
 	if (iwarp_net_dying(ep->inet))
 		return -ENETDOWN;
+	/*
+	 * Sized only now, as the claim's holder: a set-up that lost its
+	 * claim must not resize the buffer and rings of the connection
+	 * that holds the QP now.
+	 */
+	err = iwarp_tx_prepare(iqp, ep, iwarp_max_payload(mss));
+	if (err)
+		return err;
 	/* from the state seen above only: a fatal error in between fails it */
 	err = srdma_modify_qp_locked(qp, &attr, IB_QP_STATE | IB_QP_CUR_STATE);
 	if (err)
@@ -412,16 +420,12 @@ static int iwarp_ep_attach_locked(struct iwarp_ep *ep, u32 mss)
 static int iwarp_ep_attach(struct iwarp_ep *ep)
 {
 	struct srdma_qp *qp = ep->qp;
-	struct iwarp_qp *iqp = to_iwqp(qp);
 	struct sock *sk = ep->sock->sk;
 	u32 mss;
 	int err;
 
 	/* one FPDU per TCP segment where the MSS allows it */
 	mss = clamp_t(u32, tcp_sk(sk)->mss_cache, 256, IWARP_MAX_FPDU);
-	err = iwarp_tx_prepare(iqp, ep, iwarp_max_payload(mss));
-	if (err)
-		return err;
 	mutex_lock(&qp->modify_lock);
 	err = iwarp_ep_attach_locked(ep, mss);
 	mutex_unlock(&qp->modify_lock);

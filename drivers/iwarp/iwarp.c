@@ -76,6 +76,7 @@ static int iwarp_qp_init(struct srdma_qp *qp)
 		return -ENOMEM;
 	iqp->qp = qp;
 	spin_lock_init(&iqp->lock);
+	spin_lock_init(&iqp->recv_lock);
 	init_waitqueue_head(&iqp->detach_wq);
 	INIT_WORK(&iqp->tx_work, iwarp_tx_work);
 	mutex_init(&iqp->tx_mutex);
@@ -110,8 +111,13 @@ static void iwarp_qp_close(struct srdma_qp *qp, bool abort)
 	spin_unlock_irqrestore(&iqp->lock, flags);
 }
 
+/*
+ * Both ways into ERR: the receive rx holds is flushed first, before the
+ * ring's (srdma_flush() comes after the hook), then the connection closes.
+ */
 static void iwarp_qp_error(struct srdma_qp *qp)
 {
+	iwarp_rx_recv_flush(to_iwqp(qp));
 	iwarp_qp_close(qp, true);
 }
 
@@ -144,7 +150,7 @@ static void iwarp_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_ERR:
-		iwarp_qp_close(qp, true);
+		iwarp_qp_error(qp);
 		break;
 	case IB_QPS_SQD:
 		WRITE_ONCE(iqp->draining, true);

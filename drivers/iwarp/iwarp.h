@@ -231,6 +231,7 @@ struct iwarp_rx {
 
 	/* tagged WRITE placement */
 	struct srdma_mem *mem;
+	u32 stag;
 	u64 iova;
 
 	/* untagged SEND placement */
@@ -244,6 +245,7 @@ struct iwarp_rx {
 struct iwarp_qp {
 	struct srdma_qp *qp;
 	spinlock_t lock;		/* ep, sock, orq, ird ring, term */
+	spinlock_t recv_lock;		/* rx.recv: rx vs. the error hooks */
 	struct iwarp_ep *ep;		/* referenced while attached */
 	/*
 	 * The one endpoint that may attach, from connect/accept until its
@@ -296,6 +298,7 @@ struct iwarp_qp {
 	struct iwarp_rresp *ird;
 	u32 ird_mask;
 	u32 ird_head, ird_tail;
+	u32 ird_max;			/* the IRD of this connection */
 };
 
 static inline u32 *iwarp_orq_at(struct iwarp_qp *iqp, u32 i)
@@ -385,6 +388,7 @@ void iwarp_rx_reset(struct iwarp_qp *iqp);
 void iwarp_rx_release(struct iwarp_qp *iqp);
 void iwarp_rx_drain(struct iwarp_qp *iqp, struct sock *sk, bool read);
 void iwarp_rx_flush(struct iwarp_qp *iqp);
+void iwarp_rx_recv_flush(struct iwarp_qp *iqp);
 u8 iwarp_rdmap_key_code(int err);
 
 /* terminate.c */

@@ -49,6 +49,50 @@ void iwarp_rx_reset(struct iwarp_qp *iqp)
 		rx->msn[i] = 1;
 }
 
+/*
+ * The receive rx holds for a SEND in progress (rx.recv) is flushed by the
+ * QP's error hooks too (iwarp_rx_recv_flush()), before srdma_flush()
+ * flushes the ring: the consumer's drain must find it completed, not
+ * have it complete later from the close work. rx may be in the middle of
+ * an skb then, so it takes, fills and completes the receive under
+ * recv_lock, and only while the QP is not in ERR.
+ */
+static bool iwarp_rx_open(struct iwarp_qp *iqp)
+{
+	lockdep_assert_held(&iqp->recv_lock);
+	return READ_ONCE(iqp->qp->state) != IB_QPS_ERR;
+}
+
+/* The QP failed under rx: nothing more lands; the flush has the rest. */
+static void iwarp_rx_stop(struct iwarp_qp *iqp)
+{
+	iwarp_rx_release(iqp);
+	iqp->rx.state = IWARP_RX_DEAD;
+}
+
+/* srdma_recv_fail() of the held receive, if any. */
+static void iwarp_rx_recv_fail(struct iwarp_qp *iqp, enum ib_wc_status status)
+{
+	spin_lock_bh(&iqp->recv_lock);
+	srdma_recv_fail(iqp->qp, &iqp->rx.recv, status);
+	spin_unlock_bh(&iqp->recv_lock);
+}
+
+/*
+ * From the QP's error hooks, before the ring's flush. Any context but a
+ * hard interrupt, interrupts perhaps off (see roce_resp_flush()). Only in
+ * ERR: a reset since has dealt with the receive.
+ */
+void iwarp_rx_recv_flush(struct iwarp_qp *iqp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&iqp->recv_lock, flags);
+	if (!iwarp_rx_open(iqp))
+		srdma_recv_flush(iqp->qp, &iqp->rx.recv);
+	spin_unlock_irqrestore(&iqp->recv_lock, flags);
+}
+
 static u32 iwarp_rx_ulpdu_hdr_len(struct iwarp_rx *rx)
 {
 	return rx->hdr_need - MPA_LEN_SIZE;
@@ -86,7 +130,7 @@ static void __iwarp_rx_fail(struct iwarp_qp *iqp, u8 layer, u8 etype, u8 code,
 	 * never received.
 	 */
 	if (recv_status != IB_WC_SUCCESS)
-		srdma_recv_fail(qp, &rx->recv, recv_status);
+		iwarp_rx_recv_fail(iqp, recv_status);
 	iwarp_terminate(iqp, layer, etype, code, rx->hdr, hdr_len);
 }
 
@@ -169,13 +213,28 @@ static void iwarp_rx_orq_pop(struct iwarp_qp *iqp)
 	iwarp_tx_kick(iqp);		/* an ORD credit came back */
 }
 
+/*
+ * Room for one more answer within this connection's IRD? rx alone adds
+ * to the ring and tx only takes from it, so room seen here is still
+ * there when rx pushes.
+ */
+static bool iwarp_rx_ird_room(struct iwarp_qp *iqp)
+{
+	bool ok;
+
+	spin_lock_bh(&iqp->lock);
+	ok = iqp->ird_tail - iqp->ird_head < iqp->ird_max;
+	spin_unlock_bh(&iqp->lock);
+	return ok;
+}
+
 /* Queue what we owe the peer; false when it sent more than our IRD. */
 static bool iwarp_rx_ird_push(struct iwarp_qp *iqp, const struct iwarp_rresp *r)
 {
 	bool ok;
 
 	spin_lock_bh(&iqp->lock);
-	ok = iqp->ird_tail - iqp->ird_head <= iqp->ird_mask;
+	ok = iqp->ird_tail - iqp->ird_head < iqp->ird_max;
 	if (ok) {
 		*iwarp_ird_at(iqp, iqp->ird_tail) = *r;
 		iqp->ird_tail++;
@@ -248,7 +307,8 @@ static void iwarp_rx_atomic_req(struct iwarp_qp *iqp)
 			      TERM_RDMAP_OPCODE, IB_WC_SUCCESS);
 		return;
 	}
-	if (va & 7) {
+	/* over the IRD: refused before it changes memory */
+	if ((va & 7) || !iwarp_rx_ird_room(iqp)) {
 		iwarp_rx_fail(iqp, TERM_LAYER_RDMAP, TERM_RDMAP_OPERATION,
 			      TERM_RDMAP_STREAM, IB_WC_SUCCESS);
 		return;
@@ -336,6 +396,7 @@ static void iwarp_rx_write_start(struct iwarp_qp *iqp)
 		iwarp_rx_tagged_fail(iqp, err);
 		return;
 	}
+	rx->stag = be32_to_cpu(th->stag);
 	rx->iova = to;
 }
 
@@ -368,20 +429,30 @@ static void iwarp_rx_send_start(struct iwarp_qp *iqp)
 	struct iwarp_rx *rx = &iqp->rx;
 	const struct ddp_untagged_hdr *uh = (const void *)(rx->hdr + 2);
 	u32 mo = be32_to_cpu(uh->mo);
+	bool open, held, taken = false;
 
-	if (rx->recv.held) {
+	spin_lock_bh(&iqp->recv_lock);
+	open = iwarp_rx_open(iqp);
+	held = rx->recv.held;
+	if (open && !held && !mo)
+		taken = srdma_recv_take(iqp->qp, &rx->recv);
+	spin_unlock_bh(&iqp->recv_lock);
+
+	if (!open) {
+		iwarp_rx_stop(iqp);
+		return;
+	}
+	if (held) {
 		if (mo != rx->recv.len)
 			iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				      TERM_DDP_U_INVALID_MO,
 				      IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
-	if (mo) {
+	if (mo)
 		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 			      TERM_DDP_U_INVALID_MO, IB_WC_SUCCESS);
-		return;
-	}
-	if (!srdma_recv_take(iqp->qp, &rx->recv))
+	else if (!taken)
 		iwarp_rx_fail(iqp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 			      TERM_DDP_U_NO_BUFFER, IB_WC_SUCCESS);
 }
@@ -405,16 +476,23 @@ static void iwarp_rx_ctrl_start(struct iwarp_qp *iqp)
 	rx->discard = true;
 }
 
-/* RDMA WRITE: place at the STag's address, checked by the header. */
+/*
+ * RDMA WRITE: place at the STag's address. The segment's bytes may come
+ * long after its header was checked (a peer can stall mid-FPDU), so the
+ * STag is checked again with each part, under the hold of the memory's
+ * lock that copies it: nothing lands after a rereg, dereg or invalidate
+ * that took the access away has returned.
+ */
 static void iwarp_rx_place_write(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
 	struct iwarp_rx *rx = &iqp->rx;
 	int err;
 
-	err = srdma_mem_copy(rx->mem, rx->iova, (void *)p, len, SRDMA_TO_MEM);
+	err = srdma_rkey_copy(iqp->qp, rx->mem, rx->stag, rx->iova, (void *)p,
+			      len, IB_ACCESS_REMOTE_WRITE, SRDMA_TO_MEM);
 	rx->iova += len;
 	if (err)
-		iwarp_rx_tagged_fail(iqp, -ERANGE);
+		iwarp_rx_tagged_fail(iqp, err);
 }
 
 /* READ response: place into the oldest outstanding READ's SGEs. */
@@ -451,11 +529,18 @@ static void iwarp_rx_place_read_resp(struct iwarp_qp *iqp, const u8 *p, u32 len)
 static void iwarp_rx_place_recv(struct iwarp_qp *iqp, const u8 *p, u32 len)
 {
 	struct srdma_qp *qp = iqp->qp;
-	enum ib_wc_status status;
+	enum ib_wc_status status = IB_WC_WR_FLUSH_ERR;
 
-	status = srdma_recv_place(qp, &iqp->rx.recv, p, len);
+	spin_lock_bh(&iqp->recv_lock);
+	if (iwarp_rx_open(iqp) && iqp->rx.recv.held)
+		status = srdma_recv_place(qp, &iqp->rx.recv, p, len);
+	spin_unlock_bh(&iqp->recv_lock);
 	if (status == IB_WC_SUCCESS)
 		return;
+	if (status == IB_WC_WR_FLUSH_ERR) {
+		iwarp_rx_stop(iqp);
+		return;
+	}
 	ibdev_dbg_ratelimited(&qp_dev(qp)->ibdev,
 			      "QP %u: receive placement: %s\n",
 			      qp->ibqp.qp_num, ib_wc_status_msg(status));
@@ -523,6 +608,7 @@ static void iwarp_rx_send_done(struct iwarp_qp *iqp)
 		   rx->opcode == RDMAP_SEND_SE_INV;
 	bool se = rx->opcode == RDMAP_SEND_SE ||
 		  rx->opcode == RDMAP_SEND_SE_INV;
+	bool overflow;
 
 	if (!rx->last)
 		return;
@@ -533,7 +619,12 @@ static void iwarp_rx_send_done(struct iwarp_qp *iqp)
 			      TERM_RDMAP_CANNOT_INV, IB_WC_REM_INV_REQ_ERR);
 		return;
 	}
-	if (srdma_recv_complete(qp, &rx->recv, &wc, se))
+	spin_lock_bh(&iqp->recv_lock);
+	/* in ERR the receive is the flush's */
+	overflow = iwarp_rx_open(iqp) &&
+		   srdma_recv_complete(qp, &rx->recv, &wc, se);
+	spin_unlock_bh(&iqp->recv_lock);
+	if (overflow)
 		srdma_qp_error(qp);
 }
 
@@ -940,7 +1031,9 @@ void iwarp_rx_flush(struct iwarp_qp *iqp)
 {
 	struct iwarp_rx *rx = &iqp->rx;
 
+	spin_lock_bh(&iqp->recv_lock);
 	srdma_recv_flush(iqp->qp, &rx->recv);
+	spin_unlock_bh(&iqp->recv_lock);
 	rx->rd_active = false;
 	rx->state = IWARP_RX_DEAD;
 	iwarp_rx_release(iqp);

@@ -11,8 +11,10 @@
  *     may write it to the socket then: rx may run in softirq, and tx may
  *     have an FPDU half out.
  *  2. srdma_qp_error() (core) calls the transport's qp_error hook,
- *     iwarp_qp_error() (iwarp.c), which queues the endpoint's close work
- *     (cm.c), asking for no reset while a Terminate is pending.
+ *     iwarp_qp_error() (iwarp.c), which flushes the receive rx held for
+ *     a SEND in progress (before the core flushes the ring) and queues
+ *     the endpoint's close work (cm.c), asking for no reset while a
+ *     Terminate is pending.
  *  3. The close work (iwarp_close_work, cm.c), in process context:
  *     iwarp_rx_drain() (rx.c) reads nothing more for a QP in ERR; in a
  *     graceful close it reads the last bytes, and a fault found there
@@ -23,8 +25,9 @@
  *     iwarp_tx_terminate() (tx.c) finish the FPDU that may be half sent
  *     and send the Terminate with the other FPDUs' framing, unless the
  *     peer closed its side. Then iwarp_rx_flush() (rx.c) flushes the
- *     receive rx held, srdma_qp_closed() the rest, and the socket
- *     closes with a FIN so the Terminate reaches the peer.
+ *     receive a graceful close left held, srdma_qp_closed() the rest,
+ *     and the socket closes with a FIN so the Terminate reaches the
+ *     peer.
  *
  * iwarp_terminate() serves rx and tx alike and belongs to neither, hence a
  * file of its own; the FPDU that carries it is built in tx.c, with the

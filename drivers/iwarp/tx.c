@@ -764,8 +764,16 @@ int iwarp_tx_prepare(struct iwarp_qp *iqp, const struct iwarp_ep *ep,
 	}
 
 	mutex_lock(&iqp->tx_mutex);
-	/* a detach gave back the last connection's buffer */
-	WARN_ON_ONCE(iqp->tx_buf);
+	/*
+	 * A detach gave back the last connection's buffer. One still held
+	 * is a live connection's, sized for it: never resized under it.
+	 */
+	if (WARN_ON_ONCE(iqp->tx_buf)) {
+		mutex_unlock(&iqp->tx_mutex);
+		kfree(orq_ring);
+		kfree(ird_ring);
+		return -EBUSY;
+	}
 	iqp->tx_buf_size = clamp_t(u32, size, IWARP_TX_BUF_MIN,
 				   IWARP_TX_BUF_SIZE);
 	spin_lock_bh(&iqp->lock);
@@ -778,6 +786,11 @@ int iwarp_tx_prepare(struct iwarp_qp *iqp, const struct iwarp_ep *ep,
 		swap(iqp->ird, ird_ring);
 		iqp->ird_mask = ird_mask;
 	}
+	/*
+	 * The ring only grows: what the peer may have outstanding is this
+	 * connection's IRD (at least one, as the ring always held).
+	 */
+	iqp->ird_max = max_t(u32, ird, 1);
 	spin_unlock_bh(&iqp->lock);
 	mutex_unlock(&iqp->tx_mutex);
 	kfree(orq_ring);
