@@ -19,7 +19,7 @@ set -u
 KO=${SRDMA_KULP_KO:-$REPO/build/check/kmod/srdma_kulp.ko}
 # srdma_kulp.c's cases, in its order
 CASES="send_irqs_off send_hardirq frwr_rdma fatal_irqs_off fatal_hardirq drain
-chain_irqs_off chain_hardirq"
+chain_irqs_off chain_hardirq bad_post"
 MARK=kulp.$$
 
 tap_require_root

@@ -15,7 +15,11 @@ static int srdma_write_send_wqe(struct srdma_qp *qp, const struct ib_send_wr *wr
 	u8 *inl;
 	u32 i;
 
-	if (wr->num_sge > qp->sq.max_sge)
+	/*
+	 * A kernel ULP's mistake is its post's error, as IB requires, not
+	 * a fatal error of the QP when srdma_fetch() refuses the WQE.
+	 */
+	if (wr->num_sge > qp->sq.max_sge || !srdma_opcode_ok(qp, wr->opcode))
 		return -EINVAL;
 	memset(k, 0, sizeof(*k));
 	k->wr_id = wr->wr_id;
@@ -68,6 +72,11 @@ static int srdma_write_send_wqe(struct srdma_qp *qp, const struct ib_send_wr *wr
 
 	for (i = 0; i < wr->num_sge; i++)
 		length += wr->sg_list[i].length;
+	/* as srdma_fetch() checks them: aligned, with room for the answer */
+	if ((wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	     wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) &&
+	    ((slot->iova & 7) || length < 8))
+		return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (length > qp->sq.max_inline)
 			return -EINVAL;

@@ -70,7 +70,7 @@ static bool srdma_tp_rc_opcode(struct srdma_qp *qp, u32 opcode)
 	return opcode < BITS_PER_TYPE(ops) && (ops & BIT(opcode));
 }
 
-static bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
+bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 {
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_UD:

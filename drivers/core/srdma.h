@@ -678,6 +678,7 @@ int srdma_post_one_recv(struct srdma_wq *wq, const struct ib_recv_wr *wr);
 
 /* sq.c APIs: */
 int srdma_swqe_alloc(struct srdma_qp *qp);
+bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode);
 void srdma_swqe_free(struct srdma_qp *qp);
 void srdma_recv_wqe_copy(const struct rxe_recv_wqe *r, u32 max_sge,
 			 struct rxe_recv_wqe *out, struct ib_sge *sge);

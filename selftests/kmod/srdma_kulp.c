@@ -771,6 +771,46 @@ static int kulp_chain_hardirq(struct kulp_pair *p, const char **why)
 	return kulp_chain(p, true, why);
 }
 
+/*
+ * Work requests the QP cannot carry fail their post with -EINVAL and
+ * leave the QP as it was: a SEND still goes through afterwards.
+ */
+static int kulp_bad_post(struct kulp_pair *p, const char **why)
+{
+	struct ib_sge sge = { .addr = p->adma, .length = 8,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_atomic_wr at = {
+		.wr = { .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = p->bdma + 1,
+		.compare_add = 1,
+	};
+	struct ib_send_wr lso = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IB_WR_LSO };
+	const struct ib_send_wr *bad;
+	int ret;
+
+	ret = ib_post_send(p->a, &at.wr, &bad);
+	if (ret != -EINVAL || bad != &at.wr) {
+		*why = "a misaligned atomic was not refused with EINVAL";
+		return -EIO;
+	}
+	at.remote_addr = p->bdma;
+	sge.length = 4;
+	ret = ib_post_send(p->a, &at.wr, &bad);
+	if (ret != -EINVAL) {
+		*why = "an atomic without room for its answer was not refused";
+		return -EIO;
+	}
+	ret = ib_post_send(p->a, &lso, &bad);
+	if (ret != -EINVAL) {
+		*why = "an LSO work request on an RC QP was not refused";
+		return -EIO;
+	}
+	return kulp_send(p, false, why);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct kulp_pair *p, const char **why);
@@ -783,6 +823,7 @@ static const struct {
 	{ "drain", kulp_drain },
 	{ "chain_irqs_off", kulp_chain_irqs_off },
 	{ "chain_hardirq", kulp_chain_hardirq },
+	{ "bad_post", kulp_bad_post },
 };
 
 static int __init kulp_init(void)
