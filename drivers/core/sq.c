@@ -427,11 +427,19 @@ static enum srdma_sq_next srdma_sq_step(struct srdma_qp *qp)
 	return more ? SRDMA_SQ_MORE : SRDMA_SQ_IDLE;
 }
 
+static void __srdma_flush(struct srdma_qp *qp, bool may_sleep, bool defer);
+
 /*
  * Fetch everything posted and start it; complete what finished; in ERR
  * flush. The lock is held with interrupts off for one batch at a time.
+ * What is left after srdma_ring_rounds() goes to ring_work if @defer,
+ * which is false for ring_work itself: one pass there covers a whole
+ * ring, so what is still left was written since, and waits for the
+ * verb that comes with it (a doorbell, a post, a modify). Otherwise a
+ * user who keeps moving a ring's indices from user space, without a
+ * single system call, would keep the work running for ever.
  */
-void srdma_sq_run(struct srdma_qp *qp, bool may_sleep)
+static void __srdma_sq_run(struct srdma_qp *qp, bool may_sleep, bool defer)
 {
 	u32 rounds = srdma_ring_rounds(qp);
 
@@ -440,17 +448,23 @@ void srdma_sq_run(struct srdma_qp *qp, bool may_sleep)
 		case SRDMA_SQ_IDLE:
 			return;
 		case SRDMA_SQ_FLUSH:
-			srdma_flush(qp, may_sleep);
+			__srdma_flush(qp, may_sleep, defer);
 			return;
 		case SRDMA_SQ_MORE:
 			break;
 		}
 		if (!may_sleep || !--rounds) {
-			srdma_ring_defer(qp);
+			if (defer)
+				srdma_ring_defer(qp);
 			return;
 		}
 		cond_resched();
 	}
+}
+
+void srdma_sq_run(struct srdma_qp *qp, bool may_sleep)
+{
+	__srdma_sq_run(qp, may_sleep, true);
 }
 
 /* The transport finished a WQE (successfully or not). */
@@ -619,25 +633,31 @@ static bool srdma_flush_step(struct srdma_qp *qp)
  * In the error state every outstanding WQE completes with a flush error,
  * one batch per hold of state_lock.
  */
-void srdma_flush(struct srdma_qp *qp, bool may_sleep)
+static void __srdma_flush(struct srdma_qp *qp, bool may_sleep, bool defer)
 {
 	u32 rounds = srdma_ring_rounds(qp);
 
 	while (srdma_flush_step(qp)) {
 		if (!may_sleep || !--rounds) {
-			srdma_ring_defer(qp);
+			if (defer)
+				srdma_ring_defer(qp);
 			return;
 		}
 		cond_resched();
 	}
 }
 
-/* A ring walk that stopped at its batch goes on here. */
+void srdma_flush(struct srdma_qp *qp, bool may_sleep)
+{
+	__srdma_flush(qp, may_sleep, true);
+}
+
+/* A ring walk that stopped at its batch goes on here, for one pass. */
 void srdma_ring_work(struct work_struct *work)
 {
 	struct srdma_qp *qp = container_of(work, struct srdma_qp, ring_work);
 
-	srdma_sq_run(qp, true);
+	__srdma_sq_run(qp, true, false);
 	srdma_qp_put(qp);
 }
 
