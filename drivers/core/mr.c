@@ -148,6 +148,44 @@ struct ib_mr *srdma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 }
 
 /*
+ * A new MR replaces @mr, which ib_uverbs then deregisters. IB: an MR with
+ * windows bound to it cannot be re-registered, and a bind must not come
+ * in between the check and the dereg (which would then fail, leaving the
+ * old MR to the context's close): binds refuse an MR being replaced.
+ */
+static struct ib_mr *srdma_rereg_replace(struct srdma_mr *mr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *ibpd,
+					 struct ib_udata *udata)
+{
+	struct srdma_mem *mem = mr->mem;
+	unsigned long irqflags;
+	struct ib_mr *new;
+
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		/* the same memory, pinned again for writing */
+		start = mr->umem->address;
+		length = mr->umem->length;
+		iova = mem->iova;
+	}
+	write_lock_irqsave(&mem->lock, irqflags);
+	if (atomic_read(&mem->bound_mws) || mem->replacing) {
+		write_unlock_irqrestore(&mem->lock, irqflags);
+		return ERR_PTR(-EBUSY);
+	}
+	mem->replacing = true;
+	write_unlock_irqrestore(&mem->lock, irqflags);
+
+	new = srdma_reg_user_mr(ibpd, start, length, iova, access, udata);
+	if (IS_ERR(new)) {
+		write_lock_irqsave(&mem->lock, irqflags);
+		mem->replacing = false;
+		write_unlock_irqrestore(&mem->lock, irqflags);
+	}
+	return new;
+}
+
+/*
  * PD and access change in place (the key stays); a new translation
  * gets a new MR, which ib_uverbs swaps in for the old one. So does write
  * access added to memory that was pinned for reading only: it must be
@@ -173,19 +211,14 @@ struct ib_mr *srdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		ibpd = mem->pd;
 	if (access & ~SRDMA_MR_ACCESS)
 		return ERR_PTR(-EINVAL);
-	/* IB: an MR with windows bound to it cannot be re-registered */
-	if (atomic_read(&mem->bound_mws))
-		return ERR_PTR(-EBUSY);
-
 	if (flags & IB_MR_REREG_TRANS)
-		return srdma_reg_user_mr(ibpd, start, length, iova, access,
-					 udata);
+		return srdma_rereg_replace(mr, flags, start, length, iova,
+					   access, ibpd, udata);
 	if ((access ^ mem->access) & IB_ZERO_BASED)
 		return ERR_PTR(-EINVAL);
 	if (ib_access_writable(access) && !mr->umem->writable)
-		return srdma_reg_user_mr(ibpd, mr->umem->address,
-					 mr->umem->length, mem->iova, access,
-					 udata);
+		return srdma_rereg_replace(mr, flags, start, length, iova,
+					   access, ibpd, udata);
 
 	/* a bind may have come in meanwhile: decide under the MR's lock */
 	write_lock_irqsave(&mem->lock, irqflags);

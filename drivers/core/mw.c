@@ -101,7 +101,8 @@ static int srdma_bind_hold_mr(struct srdma_qp *qp, struct srdma_mem *mr,
 
 	write_lock_irqsave(&mr->lock, flags);
 	if (mr->key != lkey || mr->type == SRDMA_MEM_MW ||
-	    mr->state != SRDMA_MEM_VALID || mr->pd != qp->ibqp.pd)
+	    mr->state != SRDMA_MEM_VALID || mr->pd != qp->ibqp.pd ||
+	    mr->replacing)
 		err = -EINVAL;
 	else if (!(mr->access & IB_ACCESS_MW_BIND))
 		err = -EACCES;

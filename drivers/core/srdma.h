@@ -464,6 +464,7 @@ struct srdma_mem {
 	u8 type;
 	u8 state;
 	u8 mw_type;
+	bool replacing;			/* MR: rereg making its successor */
 	int access;
 	struct ib_pd *pd;
 	u64 iova;
