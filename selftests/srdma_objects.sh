@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: own
 # Leaks: create and destroy every verbs object (and walk the refused-create
-# error paths) hundreds of times on an sroce and a siwarp device; afterwards
-# no resource is left (rdma res) and srdma unloads.
+# error paths) hundreds of times on an sroce and a siwarp device, with rdma
+# res dumps racing the destroys; afterwards no resource is left (rdma res)
+# and srdma unloads.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,8 +17,21 @@ require_test_netdev
 
 tap_cleanup() { srdma_cleanup sroce0 siw0x; }
 
+# While the loops run, \`rdma res show qp -dd\` dumps race their destroys:
+# ib_core lets a dump reach the driver during and after destroy_qp
+# (restrack.c). Some dumps must have completed.
 loops() { # DEV GID
-	timeout 600 /usr/bin/python3 "$SELFTESTS_DIR/objects_loop.py" "$1" "$2" 300
+	local dumps="$TAP_LOGDIR/res-dumps-$1" dumper rc=0
+	: > "$dumps"
+	(while :; do
+		timeout 20 rdma res show qp -dd > /dev/null 2>&1 && echo >> "$dumps"
+	done) &
+	dumper=$!
+	timeout 600 /usr/bin/python3 "$SELFTESTS_DIR/objects_loop.py" "$1" "$2" 300 || rc=$?
+	kill "$dumper" 2> /dev/null
+	wait "$dumper" 2> /dev/null
+	echo "# $(wc -l < "$dumps") rdma res dumps during the loops"
+	[ "$rc" = 0 ] && [ -s "$dumps" ]
 }
 unloads() { timeout 10 rdma link del sroce0 && timeout 10 rdma link del siw0x && timeout 60 rmmod srdma; }
 
