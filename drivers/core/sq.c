@@ -85,10 +85,8 @@ bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 	case IB_QPT_RC:
 		switch (opcode) {
 		case IB_WR_SEND:
-		case IB_WR_SEND_WITH_IMM:
 		case IB_WR_SEND_WITH_INV:
 		case IB_WR_RDMA_WRITE:
-		case IB_WR_RDMA_WRITE_WITH_IMM:
 		case IB_WR_RDMA_READ:
 		case IB_WR_LOCAL_INV:
 		case IB_WR_BIND_MW:
@@ -103,6 +101,8 @@ bool srdma_opcode_ok(struct srdma_qp *qp, u32 opcode)
 			/* carries a kernel pointer: never from user rings */
 			return !qp->is_user;
 		case IB_WR_RDMA_READ_WITH_INV:
+		case IB_WR_SEND_WITH_IMM:	/* iWARP has no immediate data */
+		case IB_WR_RDMA_WRITE_WITH_IMM:
 			return srdma_tp_rc_opcode(qp, opcode);
 		default:
 			return false;
@@ -635,8 +635,16 @@ static bool srdma_flush_step(struct srdma_qp *qp)
  */
 static void __srdma_flush(struct srdma_qp *qp, bool may_sleep, bool defer)
 {
+	const struct srdma_transport *tp = qp_dev(qp)->tp;
 	u32 rounds = srdma_ring_rounds(qp);
 
+	/*
+	 * The receive a transport holds is older than any in the ring. Not
+	 * from a hard interrupt (a kernel ULP's post_recv in ERR): the
+	 * transport holds its lock with only bottom halves off.
+	 */
+	if (tp->recv_flush && !in_hardirq())
+		tp->recv_flush(qp);
 	while (srdma_flush_step(qp)) {
 		if (!may_sleep || !--rounds) {
 			if (defer)

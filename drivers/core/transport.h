@@ -52,8 +52,9 @@ struct rdma_link_ops;
  *	fail with -EOPNOTSUPP.
  * @qp_init_state: the state create_qp leaves a QP in.
  * @rc_opcodes: RC send opcodes beyond the shared set that post_send
- *	accepts, as BIT(IB_WR_*): SRDMA_WR_ATOMIC_WRITE (user QPs only)
- *	and IB_WR_RDMA_READ_WITH_INV.
+ *	accepts, as BIT(IB_WR_*): SRDMA_WR_ATOMIC_WRITE (user QPs only),
+ *	IB_WR_RDMA_READ_WITH_INV, and the immediate-data ones
+ *	(IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE_WITH_IMM).
  * @modify_qp_ok: optional; may @qp move from @cur to *@next with the
  *	attribute mask @mask? It may change *@next. Called with the QP's
  *	modify_lock held. Without it the IB rules apply
@@ -78,6 +79,11 @@ struct rdma_link_ops;
  * @qp_error: optional; a fatal error moved the QP to ERR. Any context
  *	but a hard interrupt (srdma_qp_error() defers those), interrupts
  *	maybe off.
+ * @recv_flush: optional; the QP is in ERR: complete the receive held for
+ *	a message in progress with IB_WC_WR_FLUSH_ERR (srdma_recv_flush()),
+ *	if any. srdma_flush() calls it first, so it completes before every
+ *	receive still in the ring, whoever flushes first. Idempotent. Any
+ *	context but a hard interrupt, interrupts maybe off.
  * @qp_release: optional; destroy_qp is about to wait for every
  *	reference: drop the ones a connection holds. Process context.
  * @sq_kick: new send WQEs were fetched into the QP's kernel copy; the
@@ -129,6 +135,7 @@ struct srdma_transport {
 	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
 	void (*qp_reset)(struct srdma_qp *qp);
 	void (*qp_error)(struct srdma_qp *qp);
+	void (*recv_flush)(struct srdma_qp *qp);
 	void (*qp_release)(struct srdma_qp *qp);
 	void (*sq_kick)(struct srdma_qp *qp);
 	bool sqd_drains;

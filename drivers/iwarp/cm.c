@@ -393,7 +393,7 @@ static int iwarp_ep_attach_locked(struct iwarp_ep *ep, u32 mss)
 		return err;
 
 	spin_lock_bh(&iqp->lock);
-	/* destroy_qp (which takes no modify_lock) took the claim back */
+	/* destroy_qp took the claim back (qp_release, after its modify_lock) */
 	if (iqp->claim != ep || iqp->released) {
 		spin_unlock_bh(&iqp->lock);
 		return -ECONNRESET;

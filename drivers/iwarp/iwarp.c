@@ -111,14 +111,16 @@ static void iwarp_qp_close(struct srdma_qp *qp, bool abort)
 	spin_unlock_irqrestore(&iqp->lock, flags);
 }
 
-/*
- * Both ways into ERR: the receive rx holds is flushed first, before the
- * ring's (srdma_flush() comes after the hook), then the connection closes.
- */
 static void iwarp_qp_error(struct srdma_qp *qp)
 {
-	iwarp_rx_recv_flush(to_iwqp(qp));
 	iwarp_qp_close(qp, true);
+}
+
+/* The QP is in ERR: the receive rx holds goes before the ring's. */
+static void iwarp_qp_recv_flush(struct srdma_qp *qp)
+{
+	if (qp->tp_priv)
+		iwarp_rx_recv_flush(to_iwqp(qp));
 }
 
 static void iwarp_qp_release(struct srdma_qp *qp)
@@ -150,7 +152,7 @@ static void iwarp_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_ERR:
-		iwarp_qp_error(qp);
+		iwarp_qp_close(qp, true);
 		break;
 	case IB_QPS_SQD:
 		WRITE_ONCE(iqp->draining, true);
@@ -275,6 +277,7 @@ const struct srdma_transport srdma_iwarp_transport = {
 	.qp_init = iwarp_qp_init,
 	.qp_destroy = iwarp_qp_destroy,
 	.qp_error = iwarp_qp_error,
+	.recv_flush = iwarp_qp_recv_flush,
 	.qp_release = iwarp_qp_release,
 	.qp_reset = iwarp_qp_reset,
 	.qp_state_changed = iwarp_qp_state_changed,

@@ -11,10 +11,10 @@
  *     may write it to the socket then: rx may run in softirq, and tx may
  *     have an FPDU half out.
  *  2. srdma_qp_error() (core) calls the transport's qp_error hook,
- *     iwarp_qp_error() (iwarp.c), which flushes the receive rx held for
- *     a SEND in progress (before the core flushes the ring) and queues
- *     the endpoint's close work (cm.c), asking for no reset while a
- *     Terminate is pending.
+ *     iwarp_qp_error() (iwarp.c), which queues the endpoint's close work
+ *     (cm.c), asking for no reset while a Terminate is pending; the
+ *     core's flush then flushes the receive rx held for a SEND in
+ *     progress (iwarp_qp_recv_flush()) before the ring's.
  *  3. The close work (iwarp_close_work, cm.c), in process context:
  *     iwarp_rx_drain() (rx.c) reads nothing more for a QP in ERR; in a
  *     graceful close it reads the last bytes, and a fault found there

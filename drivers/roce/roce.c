@@ -132,8 +132,6 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 	spin_unlock_bh(&rqp->lock);
 	if (state == IB_QPS_SQD)
 		roce_req_sqd_check(rqp);
-	if (state == IB_QPS_ERR)
-		roce_resp_flush(rqp);
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
 		del_timer_sync(&rqp->retrans_timer);
 		del_timer_sync(&rqp->rnr_timer);
@@ -169,12 +167,12 @@ static void roce_qp_reset(struct srdma_qp *qp)
 }
 
 /*
- * A fatal error moved the QP to ERR, maybe from under rqp->lock or with
- * interrupts off (a kernel ULP's post_send): only the receive held for
- * a message in progress needs us (before the core flushes the ring);
- * the rest stops on the state.
+ * The QP is in ERR (a fatal error, maybe from under rqp->lock or with
+ * interrupts off, or a modify): only the receive held for a message in
+ * progress needs us, before the core flushes the ring; the rest stops
+ * on the state.
  */
-static void roce_qp_error(struct srdma_qp *qp)
+static void roce_qp_recv_flush(struct srdma_qp *qp)
 {
 	struct roce_qp *rqp = to_rqp(qp);
 
@@ -253,14 +251,15 @@ const struct srdma_transport srdma_roce_transport = {
 	.qp_types = BIT(IB_QPT_RC) | BIT(IB_QPT_UC) | BIT(IB_QPT_UD) |
 		    BIT(IB_QPT_GSI),
 	.qp_init_state = IB_QPS_RESET,
-	.rc_opcodes = BIT(SRDMA_WR_ATOMIC_WRITE),
+	.rc_opcodes = BIT(SRDMA_WR_ATOMIC_WRITE) | BIT(IB_WR_SEND_WITH_IMM) |
+		      BIT(IB_WR_RDMA_WRITE_WITH_IMM),
 	.modify_qp_prepare = roce_modify_qp_prepare,
 	.dev_init = srdma_roce_dev_init,
 	.dev_fini = srdma_roce_dev_fini,
 	.qp_init = roce_qp_init,
 	.qp_destroy = roce_qp_destroy,
 	.qp_state_changed = roce_qp_state_changed,
-	.qp_error = roce_qp_error,
+	.recv_flush = roce_qp_recv_flush,
 	.qp_reset = roce_qp_reset,
 	.sq_kick = roce_sq_kick,
 	.sqd_drains = true,
