@@ -10,7 +10,8 @@
 # small, since a READ response lost or reordered costs a go-back), and
 # rping -V's verified READ/WRITE traffic arrive intact; with every RoCE
 # frame dropped, the requester's WQE ends with "retry counter exceeded"
-# within its timeout budget instead of hanging. Recovery is selective:
+# within its timeout budget instead of hanging, a message longer than the
+# requester's window too. Recovery is selective:
 # the responder holds packets past a gap and the requester resends only
 # the missing one (the counters show both).
 set -u
@@ -75,16 +76,20 @@ reads_writes() {
 		timeout 400 rping -c -a "$s4" -V -C 64 -S 65000
 }
 # Host1's QP must give up: status 12 (IBV_WC_RETRY_EXC_ERR), in seconds.
-retry_exceeded() {
+# SIZE bytes a message: 2 MiB is 2048 packets at a 1024-byte path MTU,
+# more than the requester's window of 256, so the requester is still on
+# the message, packets out, when the retries run out.
+retry_exceeded() { # SIZE
 	local out t0 t1
 	if [ "$me" = 2 ]; then
 		# the server never hears from the client: it is killed here
-		timeout 40 ibv_rc_pingpong -d dev0 -g "$g4" -n 10
+		timeout 40 ibv_rc_pingpong -d dev0 -g "$g4" -n 10 -m 1024 -s "$1"
 		return 0
 	fi
-	t0=$(date +%s)
-	for _ in $(seq 1 20); do
-		out=$(timeout 60 ibv_rc_pingpong -d dev0 -g "$g4" -n 10 "$s4" 2>&1)
+	for _ in $(seq 1 40); do
+		t0=$(date +%s)
+		out=$(timeout 60 ibv_rc_pingpong -d dev0 -g "$g4" -n 10 \
+			-m 1024 -s "$1" "$s4" 2>&1)
 		# not connected yet (the server starts later): try again
 		grep -q "Couldn't connect" <<< "$out" || break
 		sleep 2
@@ -95,7 +100,7 @@ retry_exceeded() {
 	grep -q "retry counter exceeded" <<< "$out" && [ $((t1 - t0)) -lt 40 ]
 }
 
-tap_plan 9
+tap_plan 10
 t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
 g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on $NETDEV" lossy
@@ -113,5 +118,6 @@ STEP_TIMEOUT=320
 t "host$me: both hosts are done with the lossy traffic" tcp_barrier
 STEP_TIMEOUT=120
 t "every RoCE frame dropped" blackhole
-t "requester completes with retry exceeded, not a hang" retry_exceeded
+t "requester completes with retry exceeded, not a hang" retry_exceeded 4096
+t "a message longer than the window: retry exceeded too" retry_exceeded 2097152
 diag "$(counters)"

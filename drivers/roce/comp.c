@@ -7,15 +7,23 @@
  */
 #include "roce.h"
 
-/* Oldest WQE still waiting for the peer, or NULL. */
-static struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
+/*
+ * Oldest WQE still waiting for the peer, or NULL: one the requester has
+ * moved past, or the one it is on if it started it. A message longer
+ * than the window stays the requester's with packets out, and a NAK, a
+ * retry or RNR limit must fail it there, or the QP hangs silently.
+ * Lock held.
+ */
+struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
 {
 	u32 fetch = roce_req_catch_up(rqp);
 
-	while (rqp->req_ack != rqp->req_cur) {
+	while (rqp->req_ack != fetch) {
 		struct srdma_swqe *w = srdma_sq_pending(rqp->qp, rqp->req_ack,
 							fetch);
 
+		if (rqp->req_ack == rqp->req_cur)
+			return w && to_rswqe(w)->started ? w : NULL;
 		if (w)
 			return w;
 		rqp->req_ack++;
@@ -23,13 +31,16 @@ static struct srdma_swqe *roce_oldest(struct roce_qp *rqp)
 	return NULL;
 }
 
-static void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
-			    enum ib_wc_status status)
+/* @w, the oldest, is done with @status; the requester moves past it. */
+void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
+		     enum ib_wc_status status)
 {
 	struct srdma_qp *qp = rqp->qp;
 
 	if (roce_is_rd(w->wr.opcode) && rqp->rd_inflight)
 		rqp->rd_inflight--;
+	if (rqp->req_cur == rqp->req_ack)
+		rqp->req_cur++;
 	rqp->req_ack++;
 	srdma_sq_wqe_done(qp, w, status);
 }

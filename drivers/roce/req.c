@@ -127,6 +127,11 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	struct sk_buff *skb;
 	void *h;
 
+	/* the netdev's MTU shrank since roce_req_run() let it start */
+	if (ud && w->length > mtu) {
+		*status = IB_WC_LOC_LEN_ERR;
+		return -EIO;
+	}
 	/*
 	 * Paced (cc.c), packets leave slowly: every one asks for an ACK, or
 	 * ROCE_ACKREQ_EVERY of them could outlast the retransmit timeout.
@@ -587,21 +592,10 @@ void roce_req_recover_ack(struct roce_qp *rqp)
 /* Give up on the oldest WQE in flight with @status. */
 static void roce_req_fail(struct roce_qp *rqp, enum ib_wc_status status)
 {
-	struct srdma_qp *qp = rqp->qp;
-	u32 fetch;
+	struct srdma_swqe *w = roce_oldest(rqp);
 
-	fetch = roce_req_catch_up(rqp);
-	while (rqp->req_ack != rqp->req_cur) {
-		struct srdma_swqe *w;
-
-		w = srdma_sq_pending(qp, rqp->req_ack, fetch);
-
-		rqp->req_ack++;
-		if (w) {
-			srdma_sq_wqe_done(qp, w, status);
-			return;
-		}
-	}
+	if (w)
+		roce_wqe_finish(rqp, w, status);
 }
 
 static void roce_retrans_timeout(struct timer_list *t)

@@ -401,6 +401,9 @@ void roce_req_recover_ack(struct roce_qp *rqp);
 u32 roce_wqe_npkts(struct srdma_qp *qp, const struct srdma_swqe *w);
 void roce_req_rearm(struct roce_qp *rqp);
 u32 roce_req_catch_up(struct roce_qp *rqp);
+struct srdma_swqe *roce_oldest(struct roce_qp *rqp);
+void roce_wqe_finish(struct roce_qp *rqp, struct srdma_swqe *w,
+		     enum ib_wc_status status);
 void roce_req_rnr(struct roce_qp *rqp, u8 code);
 void roce_req_sqd_check(struct roce_qp *rqp);
 
