@@ -21,14 +21,17 @@ tap_cleanup() { srdma_cleanup sroce0 siw0x; }
 # ib_core lets a dump reach the driver during and after destroy_qp
 # (restrack.c). Some dumps must have completed.
 loops() { # DEV GID
-	local dumps="$TAP_LOGDIR/res-dumps-$1" dumper rc=0
+	local dumps="$TAP_LOGDIR/res-dumps-$1" stop="$TAP_LOGDIR/res-stop-$1"
+	local dumper rc=0
 	: > "$dumps"
-	(while :; do
+	rm -f "$stop"
+	# stopped by a file, not a kill: no dump outlives the step
+	(while [ ! -e "$stop" ]; do
 		timeout 20 rdma res show qp -dd > /dev/null 2>&1 && echo >> "$dumps"
 	done) &
 	dumper=$!
 	timeout 600 /usr/bin/python3 "$SELFTESTS_DIR/objects_loop.py" "$1" "$2" 300 || rc=$?
-	kill "$dumper" 2> /dev/null
+	touch "$stop"
 	wait "$dumper" 2> /dev/null
 	echo "# $(wc -l < "$dumps") rdma res dumps during the loops"
 	[ "$rc" = 0 ] && [ -s "$dumps" ]
