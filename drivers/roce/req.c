@@ -9,6 +9,12 @@
 
 /* Packets in flight before we wait for an ACK. */
 #define ROCE_WINDOW		256
+/*
+ * A READ takes all its PSNs at once, and fewer than 2^23 may be out
+ * (IBTA 9.7.1): with the window on top, 2^22 for one READ, i.e. READs
+ * over 1 GiB fail at a 256-byte path MTU (2 GiB is the largest message).
+ */
+#define ROCE_RD_MAX_PKTS	BIT(22)
 /* Ask for an ACK at least this often inside long messages. */
 #define ROCE_ACKREQ_EVERY	32
 /*
@@ -341,11 +347,19 @@ void roce_req_run(struct roce_qp *rqp)
 			continue;
 		}
 		rw = to_rswqe(w);
-		if (rc && psn_diff(rqp->next_psn, rqp->una_psn) >= ROCE_WINDOW)
+		/* unsigned: a READ's PSNs may put next far past una */
+		if (rc && ((rqp->next_psn - rqp->una_psn) & ROCE_PSN_MASK) >=
+			  ROCE_WINDOW)
 			break;
 		if (!rw->started) {
 			if (state == IB_QPS_SQD)
 				break;
+			if (roce_is_rd(w->wr.opcode) &&
+			    roce_wqe_npkts(qp, w) > ROCE_RD_MAX_PKTS) {
+				rqp->req_cur++;
+				srdma_sq_wqe_done(qp, w, IB_WC_LOC_LEN_ERR);
+				return;
+			}
 			/* a UD message is one packet (IBTA 9.8.2 C9-60) */
 			if (ud && w->length > roce_mtu(qp)) {
 				rqp->req_cur++;
