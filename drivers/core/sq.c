@@ -664,8 +664,15 @@ void srdma_flush(struct srdma_qp *qp, bool may_sleep)
 void srdma_ring_work(struct work_struct *work)
 {
 	struct srdma_qp *qp = container_of(work, struct srdma_qp, ring_work);
+	const struct srdma_transport *tp = qp_dev(qp)->tp;
 
 	__srdma_sq_run(qp, true, false);
+	/*
+	 * The completions this pass posted may be the last an SQD drain
+	 * waited for: the transport looked before they were posted.
+	 */
+	if (tp->sqd_drains && tp->sq_kick && READ_ONCE(qp->state) == IB_QPS_SQD)
+		tp->sq_kick(qp);
 	srdma_qp_put(qp);
 }
 
