@@ -51,9 +51,9 @@ void iwarp_rx_reset(struct iwarp_qp *iqp)
 
 /*
  * The receive rx holds for a SEND in progress (rx.recv) is flushed by the
- * QP's error hooks too (iwarp_rx_recv_flush()), before srdma_flush()
- * flushes the ring: the consumer's drain must find it completed, not
- * have it complete later from the close work. rx may be in the middle of
+ * core's flush too (iwarp_rx_recv_flush()), before the ring's receives:
+ * the consumer's drain must find it completed, not have it complete
+ * later from the close work. rx may be in the middle of
  * an skb then, so it takes, fills and completes the receive under
  * recv_lock, and only while the QP is not in ERR.
  */
@@ -79,9 +79,10 @@ static void iwarp_rx_recv_fail(struct iwarp_qp *iqp, enum ib_wc_status status)
 }
 
 /*
- * From the QP's error hooks, before the ring's flush. Any context but a
- * hard interrupt, interrupts perhaps off (see roce_resp_flush()). Only in
- * ERR: a reset since has dealt with the receive.
+ * From srdma_flush() (the transport's recv_flush), before the ring's
+ * receives. Any context but a hard interrupt, interrupts perhaps off (see
+ * roce_resp_flush()). Only in ERR: a reset since has dealt with the
+ * receive.
  */
 void iwarp_rx_recv_flush(struct iwarp_qp *iqp)
 {
