@@ -170,6 +170,12 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	/* nothing may still use the rings that RESET empties */
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && dev->tp->qp_reset)
 		dev->tp->qp_reset(qp);
+	/*
+	 * The transport readies itself for the new state before it is
+	 * stored: from then on doorbells, packets and timers act on it.
+	 */
+	if (dev->tp->qp_state_changing && next != cur)
+		dev->tp->qp_state_changing(qp, cur, next);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state != cur && next != IB_QPS_RESET) {

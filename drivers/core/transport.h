@@ -71,8 +71,18 @@ struct rdma_link_ops;
  *	once its rings exist. Process context.
  * @qp_destroy: optional; free it, once no reference to the QP is left
  *	(or create_qp fails after @qp_init). Process context.
+ * @qp_state_changing: optional; modify_qp is about to move the QP from
+ *	@cur to @next (never equal), its new attributes applied: set up
+ *	what the new state needs before anyone can see it (RoCE: the
+ *	responder's expected PSN for RTR, the requester's PSNs for RTS). A
+ *	doorbell, a packet or a timer on another CPU acts on the new state
+ *	as soon as it is stored, before @qp_state_changed runs. The QP is
+ *	still in @cur, and the change may yet fail: a fatal error that moved
+ *	it to ERR meanwhile stays, and only a reset leaves that. Process
+ *	context, modify_lock held.
  * @qp_state_changed: optional; modify_qp changed the QP's state from
- *	@old. Process context, after the change.
+ *	@old. Process context, after the change: others may have acted on
+ *	the new state already.
  * @qp_reset: optional; the QP is about to move to RESET (modify_lock
  *	held): let go of whatever still uses its rings. Process context,
  *	may sleep.
@@ -132,6 +142,8 @@ struct srdma_transport {
 	void (*dev_fini)(struct srdma_dev *dev);
 	int (*qp_init)(struct srdma_qp *qp);
 	void (*qp_destroy)(struct srdma_qp *qp);
+	void (*qp_state_changing)(struct srdma_qp *qp, enum ib_qp_state cur,
+				  enum ib_qp_state next);
 	void (*qp_state_changed)(struct srdma_qp *qp, enum ib_qp_state old);
 	void (*qp_reset)(struct srdma_qp *qp);
 	void (*qp_error)(struct srdma_qp *qp);

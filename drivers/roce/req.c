@@ -696,7 +696,10 @@ void roce_req_timers_init(struct roce_qp *rqp)
 	INIT_WORK(&rqp->tx_work, roce_req_work);
 }
 
-/* RTS: start sending from sq_psn. Lock held. */
+/*
+ * To RTS from INIT or RTR: start sending from sq_psn. Before the state is
+ * stored (roce_qp_state_changing). Lock held.
+ */
 void roce_req_reset(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;

@@ -1026,7 +1026,10 @@ unlock:
 		srdma_qp_error(qp);
 }
 
-/* RTR: expect rq_psn next. Lock held. */
+/*
+ * RTR: expect rq_psn next, reset before the state is stored
+ * (roce_qp_state_changing); RESET: forget the last connection. Lock held.
+ */
 void roce_resp_reset(struct roce_qp *rqp)
 {
 	struct srdma_qp *qp = rqp->qp;

@@ -92,6 +92,42 @@ static int roce_modify_qp_prepare(struct srdma_qp *qp,
 	return roce_resp_grow(to_rqp(qp), attr->max_dest_rd_atomic);
 }
 
+/*
+ * A new incarnation's responder (RTR) or requester (RTS from INIT or RTR)
+ * starts from the PSNs just set, and is reset here, before the state is
+ * stored: a packet, a doorbell, ring_work or a timer acts on the new
+ * state as soon as it is, and each checks the state under (or before it
+ * takes) rqp->lock, so finds the reset done. (The RNR timer checks
+ * nothing, but runs only from RTS or SQD until a reset stops it.) The QP
+ * is still in @cur, which runs neither: INIT (RTR's only way in) takes
+ * no packets, RTR starts no WQEs and takes no responses.
+ */
+static void roce_qp_state_changing(struct srdma_qp *qp, enum ib_qp_state cur,
+				   enum ib_qp_state next)
+{
+	struct roce_qp *rqp = to_rqp(qp);
+
+	switch (next) {
+	case IB_QPS_RTR:
+		spin_lock_bh(&rqp->lock);
+		roce_resp_reset(rqp);
+		roce_qp_src_port(qp);
+		dst_cache_reset(&rqp->dst_cache);
+		spin_unlock_bh(&rqp->lock);
+		break;
+	case IB_QPS_RTS:
+		if (cur != IB_QPS_RTR && cur != IB_QPS_INIT)
+			break;
+		spin_lock_bh(&rqp->lock);
+		roce_req_reset(rqp);
+		roce_qp_src_port(qp);
+		spin_unlock_bh(&rqp->lock);
+		break;
+	default:
+		break;
+	}
+}
+
 static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 {
 	struct roce_qp *rqp = to_rqp(qp);
@@ -112,16 +148,7 @@ static void roce_qp_state_changed(struct srdma_qp *qp, enum ib_qp_state old)
 		rqp->resetting = false;
 		roce_resp_reset(rqp);
 		break;
-	case IB_QPS_RTR:
-		roce_resp_reset(rqp);
-		roce_qp_src_port(qp);
-		dst_cache_reset(&rqp->dst_cache);
-		break;
 	case IB_QPS_RTS:
-		if (old == IB_QPS_RTR || old == IB_QPS_INIT) {
-			roce_req_reset(rqp);
-			roce_qp_src_port(qp);
-		}
 		/* back from SQD: start what waited there */
 		if (old == IB_QPS_SQD)
 			roce_req_run(rqp);
@@ -258,6 +285,7 @@ const struct srdma_transport srdma_roce_transport = {
 	.dev_fini = srdma_roce_dev_fini,
 	.qp_init = roce_qp_init,
 	.qp_destroy = roce_qp_destroy,
+	.qp_state_changing = roce_qp_state_changing,
 	.qp_state_changed = roce_qp_state_changed,
 	.recv_flush = roce_qp_recv_flush,
 	.qp_reset = roce_qp_reset,

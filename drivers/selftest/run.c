@@ -29,6 +29,7 @@ static const struct srdma_st_group srdma_st_groups[] __initconst = {
 	{ "dcqcn", srdma_st_dcqcn },
 	{ "keys", srdma_st_keys },
 	{ "sq", srdma_st_sq },
+	{ "publish", srdma_st_publish },
 	{ "mpa", srdma_st_mpa },
 	{ "fpdu", srdma_st_fpdu },
 };

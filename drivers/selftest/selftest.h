@@ -38,6 +38,9 @@ void srdma_st_keys(struct srdma_st *st);
 /* sq.c */
 void srdma_st_sq(struct srdma_st *st);
 
+/* publish.c */
+void srdma_st_publish(struct srdma_st *st);
+
 /* roce.c */
 void srdma_st_psn(struct srdma_st *st);
 void srdma_st_icrc(struct srdma_st *st);
