@@ -94,24 +94,6 @@ static int unanswered(struct rdma_addrinfo *res)
 	return err ? 0 : 1;
 }
 
-/*
- * ibv_rereg_mr() through the uverbs write ABI: rdma-core 44's librxe has
- * no rereg_mr of its own, and rereg in place is what is tested.
- */
-static int rereg_access(struct ibv_mr *mr, int access)
-{
-	struct ib_uverbs_rereg_mr_resp resp;
-	struct ib_uverbs_rereg_mr cmd = {
-		.response = (uintptr_t)&resp,
-		.mr_handle = mr->handle,
-		.flags = IBV_REREG_MR_CHANGE_ACCESS,
-		.access_flags = access,
-	};
-
-	return uverbs_write(mr->context, IB_USER_VERBS_CMD_REREG_MR, &cmd,
-			    sizeof(cmd), sizeof(resp)) ? -1 : 0;
-}
-
 static int read_rereg(struct rdma_addrinfo *res, const char *flag)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
@@ -156,7 +138,7 @@ static int read_rereg(struct rdma_addrinfo *res, const char *flag)
 	}
 	/* the peer's READ arrives and stalls: it reads nothing for now */
 	sleep(3);
-	if (rereg_access(mr, IBV_ACCESS_LOCAL_WRITE)) {
+	if (rereg_mr_access(mr, IBV_ACCESS_LOCAL_WRITE)) {
 		perror("rereg (drop REMOTE_READ)");
 		return 1;
 	}

@@ -10,11 +10,14 @@
  * READ through a window invalidated midway brings back only real bytes,
  * SQD drains before it says so, a UD message longer than the path MTU
  * fails locally, and a receive taken from an SRQ comes back flushed when
- * the QP holding it is reset or destroyed.
+ * the QP holding it is reset or destroyed. And rereg adding write
+ * access: the write lands through the keys the rereg answers, but not in
+ * memory the process may only read.
  *
  * Environment: SRDMA_DEV (default sroce0) and SRDMA_GID (GID index of a
  * RoCE v2 address of that device, default 1).
  */
+#define _GNU_SOURCE		/* memfd_create, F_ADD_SEALS */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
@@ -323,6 +328,199 @@ TEST_F(ra, deregistered_mr)
 	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self), rkey, 64));
 	ASSERT_TRUE(remote_untouched(self));
+}
+
+/*
+ * Rereg adding write access (issue 15, defect 18). srdma changed access
+ * in place, so write access could be added to a umem that ib_umem_get()
+ * pinned for reading only; now such a rereg pins the memory again for
+ * writing (drivers/core/mr.c), as a new MR that ib_uverbs swaps in.
+ *
+ * Not tested through COW after fork(): neither kernel pins a COW-shared
+ * page for a read-only MR. 6.1 pins every umem with FOLL_WRITE (plus
+ * FOLL_FORCE when read-only), which breaks COW at registration; 6.12 pins
+ * read-only without FOLL_WRITE, but a read-only FOLL_LONGTERM pin unshares
+ * a COW-shared anonymous page or a page of a private file mapping
+ * (gup_must_unshare()). Either way the pinned page is the process's own,
+ * and a write through it would pass with or without the fix. What the
+ * re-pin adds that both kernels show is the permission check: memory the
+ * process may only read cannot be registered for writing, nor reach
+ * write access by a rereg.
+ */
+#define RW_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		   IBV_ACCESS_REMOTE_READ)
+
+static int bytes_are(const uint8_t *p, size_t len, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+/*
+ * The control, and the path the fix added: writable memory registered
+ * for remote reads only, then rereg adding write access. A WRITE through
+ * the rkey the rereg answered lands, and so does a READ's reply placed
+ * through its lkey (local write is new too); if the rereg made a new MR
+ * (new keys: srdma does once the pin was read-only), the old key is gone.
+ */
+TEST_F(ra, rereg_adding_write_lands)
+{
+	struct ibv_sge sge = { .addr = RADDR(self) + 2048, .length = 64 };
+	struct ibv_send_wr wr = {
+		.wr_id = 10,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+	uint32_t rkey;
+
+	self->rmr = ibv_reg_mr(self->pd, self->remote, BUF_LEN,
+			       IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, self->rmr);
+	rkey = self->rmr->rkey;
+	ASSERT_EQ(0, rereg_mr_access(self->rmr, RW_ACCESS));
+	TH_LOG("rkey %#x -> %#x", rkey, self->rmr->rkey);
+	ASSERT_EQ(IBV_WC_SUCCESS, one_op(self, IBV_WR_RDMA_WRITE, RADDR(self),
+					 self->rmr->rkey, 64));
+	ASSERT_EQ(0, memcmp(self->remote, self->local, 64));
+	ASSERT_EQ(PATTERN, self->remote[64]);
+
+	/* read those 64 bytes back into the same MR, 2 KiB further */
+	sge.lkey = self->rmr->lkey;
+	wr.wr.rdma.remote_addr = RADDR(self);
+	wr.wr.rdma.rkey = self->rmr->rkey;
+	ASSERT_EQ(0, ibv_post_send(self->req, &wr, &bad));
+	ASSERT_EQ(0, wait_wc(self->cq, &wc)) TH_LOG("READ never completed");
+	ASSERT_EQ(10ULL, wc.wr_id);
+	ASSERT_EQ(IBV_WC_SUCCESS, (int)wc.status);
+	ASSERT_EQ(0, memcmp(self->remote + 2048, self->local, 64));
+
+	if (self->rmr->rkey != rkey) {
+		memset(self->remote, PATTERN, BUF_LEN);
+		ASSERT_EQ(IBV_WC_REM_ACCESS_ERR,
+			  one_op(self, IBV_WR_RDMA_WRITE, RADDR(self), rkey, 64));
+		ASSERT_TRUE(remote_untouched(self));
+	}
+}
+
+/*
+ * @buf: BUF_LEN bytes of PATTERN the process may only read (@fd, if not
+ * -1, the file under them), registered for remote reads as self->rmr.
+ * A rereg adding write access must be refused, as a registration with
+ * write access is, and leave the MR as it was; no WRITE may reach @buf.
+ * Without the fix the rereg succeeded and the WRITE landed.
+ */
+static void rereg_write_refused(FIXTURE_DATA(ra) *self,
+				struct __test_metadata *_metadata,
+				uint8_t *buf, int fd)
+{
+	uint8_t file[BUF_LEN];
+	struct ibv_mr *mr;
+	uint32_t rkey;
+	int err, st;
+
+	/* the MR reaches @buf: a READ through it brings PATTERN back */
+	ASSERT_EQ(IBV_WC_SUCCESS, one_op(self, IBV_WR_RDMA_READ,
+					 (uintptr_t)buf, self->rmr->rkey, 64));
+	ASSERT_EQ(PATTERN, self->local[0]);
+	memset(self->local, 0x5a, BUF_LEN);
+
+	/* the rule: this memory cannot be registered for writing */
+	mr = ibv_reg_mr(self->pd, buf, BUF_LEN, RW_ACCESS);
+	if (mr)
+		ibv_dereg_mr(mr);
+	ASSERT_EQ(NULL, mr) TH_LOG("read-only memory registered for writing");
+
+	rkey = self->rmr->rkey;
+	err = rereg_mr_access(self->rmr, RW_ACCESS);
+	if (!err) {
+		st = one_op(self, IBV_WR_RDMA_WRITE, (uintptr_t)buf,
+			    self->rmr->rkey, 64);
+		TH_LOG("rereg added write access; a WRITE through it: status %d",
+		       st);
+	}
+	ASSERT_TRUE(bytes_are(buf, BUF_LEN, PATTERN))
+		TH_LOG("a WRITE changed memory the process may only read");
+	if (fd >= 0) {
+		ASSERT_EQ(BUF_LEN, pread(fd, file, BUF_LEN, 0));
+		ASSERT_TRUE(bytes_are(file, BUF_LEN, PATTERN))
+			TH_LOG("a WRITE changed the file");
+	}
+	ASSERT_NE(0, err) TH_LOG("rereg added write access");
+	TH_LOG("rereg refused: %s", strerror(-err));
+
+	/* the MR is as it was: its key still reads, and still cannot write */
+	ASSERT_EQ(rkey, self->rmr->rkey);
+	ASSERT_EQ(IBV_WC_SUCCESS, one_op(self, IBV_WR_RDMA_READ,
+					 (uintptr_t)buf, rkey, 64));
+	ASSERT_EQ(PATTERN, self->local[0]);
+	memset(self->local, 0x5a, BUF_LEN);
+	ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, one_op(self, IBV_WR_RDMA_WRITE,
+						(uintptr_t)buf, rkey, 64));
+	ASSERT_TRUE(bytes_are(buf, BUF_LEN, PATTERN));
+}
+
+/*
+ * Private anonymous memory made read-only with mprotect(). Fails without
+ * the fix on 6.1 and on 6.12: both pin it for a read-only MR (6.1 with
+ * FOLL_FORCE), and the rereg in place let the WRITE through.
+ */
+TEST_F(ra, rereg_adding_write_to_readonly_memory)
+{
+	uint8_t *buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, PATTERN, BUF_LEN);
+	ASSERT_EQ(0, mprotect(buf, BUF_LEN, PROT_READ));
+	self->rmr = ibv_reg_mr(self->pd, buf, BUF_LEN, IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, self->rmr);
+	rereg_write_refused(self, _metadata, buf, -1);
+	ibv_dereg_mr(self->rmr);
+	self->rmr = NULL;
+	munmap(buf, BUF_LEN);
+}
+
+/*
+ * A shared read-only mapping of a memfd sealed against writes: there a
+ * read-only MR pins the file's own page, so without the fix a WRITE went
+ * into a file nobody may write. Fails without the fix on 6.12; 6.1 pins
+ * every umem with FOLL_WRITE, which a shared read-only mapping refuses
+ * even for a read-only MR: skipped there.
+ */
+TEST_F(ra, rereg_adding_write_to_sealed_file)
+{
+	uint8_t page[BUF_LEN];
+	uint8_t *buf;
+	int fd, err;
+
+	memset(page, PATTERN, BUF_LEN);
+	fd = memfd_create("srdma-remote-access", MFD_ALLOW_SEALING);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(BUF_LEN, pwrite(fd, page, BUF_LEN, 0));
+	ASSERT_EQ(0, fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
+			   F_SEAL_GROW | F_SEAL_SEAL));
+	buf = mmap(NULL, BUF_LEN, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	self->rmr = ibv_reg_mr(self->pd, buf, BUF_LEN, IBV_ACCESS_REMOTE_READ);
+	if (!self->rmr) {
+		err = errno;
+		munmap(buf, BUF_LEN);
+		close(fd);
+		SKIP(return, "%s: this kernel pins a read-only MR for writing",
+		     strerror(err));
+	}
+	rereg_write_refused(self, _metadata, buf, fd);
+	ibv_dereg_mr(self->rmr);
+	self->rmr = NULL;
+	munmap(buf, BUF_LEN);
+	close(fd);
 }
 
 /* The status of @qp's next completion (others on its CQ are dropped). */

@@ -3,7 +3,8 @@
 # vm: shared
 # The remote access rules (wrong rkey, rkey of another PD, out of bounds,
 # missing REMOTE_WRITE/READ/ATOMIC, deregistered MR, misaligned atomic,
-# invalidated or unbound memory windows, keys that must not be sequential):
+# invalidated or unbound memory windows, keys that must not be sequential,
+# rereg adding write access to memory the process may only read):
 # remote_access.c (kselftest harness + libibverbs) on an sroce device; its
 # TAP output is this test's.
 set -u

@@ -90,6 +90,34 @@ static inline int uverbs_write(struct ibv_context *ctx, uint32_t command,
 	return 0;
 }
 
+/*
+ * ibv_rereg_mr(@mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, @access)
+ * through the uverbs write ABI: rdma-core 44's librxe has no rereg_mr. The
+ * MR keeps its handle; its keys become the ones the kernel answers (a
+ * driver may make a new MR to replace it), as ibv_rereg_mr() would set
+ * them. 0 or -errno (errno is left as the write set it).
+ */
+static inline int rereg_mr_access(struct ibv_mr *mr, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ib_uverbs_rereg_mr cmd = {
+		.response = (uintptr_t)&resp,
+		.mr_handle = mr->handle,
+		.flags = IBV_REREG_MR_CHANGE_ACCESS,
+		.access_flags = access,
+	};
+	int err;
+
+	memset(&resp, 0, sizeof(resp));
+	err = uverbs_write(mr->context, IB_USER_VERBS_CMD_REREG_MR, &cmd,
+			   sizeof(cmd), sizeof(resp));
+	if (err)
+		return err;
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	return 0;
+}
+
 /* librxe's send doorbell, rung by hand: a POST_SEND with no work requests. */
 static inline int rxe_doorbell(struct ibv_qp *qp)
 {
