@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * iw_owner: who owns an iWARP connection request, and a READ reply, once
- * someone else holds it. Two modes, each against iwarp_bad_peer.py:
+ * someone else holds it. Three modes, each against iwarp_bad_peer.py:
  *
  *   iw_owner unanswered ADDR PORT
  *	Listen and take a connection request without ever answering it
  *	(as iw_cm does with a request it drops). The peer sees its request
  *	rejected and the connection closed by siwarp's accept deadline;
  *	an accept after that must fail, not connect. Exit 0 if it did.
+ *
+ *   iw_owner hoard ADDR PORT BACKLOG
+ *	Listen with BACKLOG and take every request without answering any,
+ *	until BACKLOG of them wait; then reject the next one with private
+ *	data "served", which the peer looks for. siwarp must refuse the
+ *	peer's other requests meanwhile, so the next one that reaches us
+ *	comes after the accept deadline ended the ones held. Exit 0 if one
+ *	came and the reject went out.
  *
  *   iw_owner read-rereg ADDR PORT FLAG
  *	Connect to the peer, register 16 MiB (0xAA) for remote reads and
@@ -32,6 +40,8 @@
 
 #define STEP_MS		10000
 #define READ_SIZE	(16 << 20)
+#define HOARD_MAX	64
+#define HOARD_PDATA	"served"
 
 /* A PD, a CQ and an RC QP on @id. */
 static int make_qp(struct rdma_cm_id *id)
@@ -92,6 +102,56 @@ static int unanswered(struct rdma_addrinfo *res)
 	rdma_destroy_id(lid);
 	rdma_destroy_event_channel(ch);
 	return err ? 0 : 1;
+}
+
+/*
+ * Read every request at once, so that ucma's count of unread ones never
+ * refuses any: only siwarp's count of unanswered ones can.
+ */
+static int hoard(struct rdma_addrinfo *res, int backlog)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lid, *held[HOARD_MAX], *id;
+	int i, n = 0, rc = 1;
+
+	if (backlog < 1 || backlog > HOARD_MAX) {
+		fprintf(stderr, "backlog %d: 1 to %d\n", backlog, HOARD_MAX);
+		return 1;
+	}
+	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lid, res->ai_src_addr) ||
+	    rdma_listen(lid, backlog)) {
+		perror("listen");
+		return 1;
+	}
+	printf("listening, backlog %d\n", backlog);
+	fflush(stdout);
+	while (n < backlog) {
+		if (cm_next_event(ch, 60000, &held[n], NULL) !=
+		    RDMA_CM_EVENT_CONNECT_REQUEST) {
+			fprintf(stderr, "no more requests after %d\n", n);
+			goto out;
+		}
+		n++;
+	}
+	printf("%d requests held, never answered\n", n);
+	fflush(stdout);
+	/* the deadline has to end the held ones before siwarp offers more */
+	if (cm_next_event(ch, 60000, &id, NULL) !=
+	    RDMA_CM_EVENT_CONNECT_REQUEST) {
+		fprintf(stderr, "no request after the held ones\n");
+		goto out;
+	}
+	rc = rdma_reject(id, HOARD_PDATA, sizeof(HOARD_PDATA) - 1) ? 1 : 0;
+	printf("next request rejected: %s\n", rc ? strerror(errno) : "ok");
+	rdma_destroy_id(id);
+out:
+	/* siwarp ended these by their deadline: the reject finds nothing */
+	for (i = 0; i < n; i++)
+		rdma_destroy_id(held[i]);
+	rdma_destroy_id(lid);
+	rdma_destroy_event_channel(ch);
+	return rc;
 }
 
 static int read_rereg(struct rdma_addrinfo *res, const char *flag)
@@ -175,20 +235,24 @@ int main(int argc, char **argv)
 	int server, rc;
 
 	if (argc < 4 || (strcmp(argv[1], "unanswered") &&
-			 (strcmp(argv[1], "read-rereg") || argc < 5))) {
+			 ((strcmp(argv[1], "read-rereg") &&
+			   strcmp(argv[1], "hoard")) || argc < 5))) {
 		fprintf(stderr,
-			"usage: %s unanswered ADDR PORT | read-rereg ADDR PORT FLAG\n",
+			"usage: %s unanswered ADDR PORT | read-rereg ADDR PORT FLAG | hoard ADDR PORT BACKLOG\n",
 			argv[0]);
 		return 2;
 	}
-	server = !strcmp(argv[1], "unanswered");
+	server = strcmp(argv[1], "read-rereg");
 	if (server)
 		hints.ai_flags = RAI_PASSIVE;
 	if (rdma_getaddrinfo(argv[2], argv[3], &hints, &res)) {
 		perror("rdma_getaddrinfo");
 		return 1;
 	}
-	rc = server ? unanswered(res) : read_rereg(res, argv[4]);
+	if (!strcmp(argv[1], "hoard"))
+		rc = hoard(res, atoi(argv[4]));
+	else
+		rc = server ? unanswered(res) : read_rereg(res, argv[4]);
 	rdma_freeaddrinfo(res);
 	return rc;
 }

@@ -26,6 +26,7 @@ As a client of srdma's listener (an rping server):
   iwarp_bad_peer.py ADDR PORT flood N CAP [--early]
   iwarp_bad_peer.py ADDR PORT slow-request
   iwarp_bad_peer.py ADDR PORT unanswered
+  iwarp_bad_peer.py ADDR PORT hoard N CAP
 
 flood opens N TCP connections that never send an MPA request and holds
 them: N - CAP must be closed at once (within 5 s: the listener's cap on
@@ -35,6 +36,11 @@ away). slow-request sends a valid request a byte a second: the listener
 must close it by the timeout, before the request is in. unanswered
 sends a valid request to a listener that never answers it (iw_owner
 unanswered): it must be rejected and closed by the accept deadline.
+hoard sends N valid requests to a consumer that takes each and answers
+none (iw_owner hoard, listen backlog CAP): CAP of them must wait and be
+rejected by the accept deadline, the other N - CAP must be refused at
+once; after the deadline one more request must reach the consumer, whose
+reject says so.
 """
 import os
 import select
@@ -362,6 +368,90 @@ def flood(addr, port, n, cap, early):
     return 0
 
 
+def hoard(addr, port, n, cap):
+    """n requests to a consumer that holds them all unanswered: which end
+    when (seconds after each one's own request), and how; then one more,
+    which the consumer must get and reject itself."""
+    pd = struct.pack(">HH", 1, 1)
+    req = struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2, len(pd)) + pd
+    sent, got, ended = {}, {}, {}
+
+    def watch(wait):
+        live = [s for s in sent if s not in ended]
+        r, _, _ = select.select(live, [], [], wait) if live else ([], [], [])
+        for s in r:
+            try:
+                b = s.recv(4096, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                continue
+            except OSError:
+                b = b""         # reset
+            got[s] += b
+            if not b:
+                ended[s] = time.monotonic() - sent[s]
+
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET6 if ":" in addr else
+                          socket.AF_INET, socket.SOCK_STREAM)
+        sent[s], got[s] = time.monotonic(), b""
+        try:
+            s.settimeout(15)
+            s.connect((addr, port))
+            s.sendall(req)
+        except OSError:
+            # reset before the request was out
+            ended[s] = time.monotonic() - sent[s]
+        # one at a time: the consumer has read the last before the next
+        t_next = time.monotonic() + 0.3
+        while time.monotonic() < t_next:
+            watch(max(0.0, t_next - time.monotonic()))
+    t_end = time.monotonic() + 2 * SETUP_TIMEOUT + 10
+    while len(ended) < n and time.monotonic() < t_end:
+        watch(0.5)
+    for s in sent:
+        s.close()
+
+    held, refused, bad = [], [], 0
+    for s, took in ended.items():
+        frame = got[s]
+        rejected = (len(frame) >= 20 and frame[:16] == MPA_REP and
+                    frame[16] & REJECT)
+        if (frame and not rejected) or frame.endswith(b"served"):
+            bad += 1            # accepted, or served beyond the backlog
+        elif took < SETUP_TIMEOUT / 2:
+            refused.append(took)
+        elif rejected and SETUP_TIMEOUT - 3 <= took <= SETUP_TIMEOUT + 8:
+            held.append(took)
+        else:
+            bad += 1
+    print("ended: %d of %d; refused at once: %d; held to the deadline: "
+          "%d; other: %d" % (len(ended), n, len(refused), len(held), bad))
+    if len(ended) != n or bad or len(held) != cap or \
+            len(refused) != n - cap:
+        print("expected %d held, %d refused at once" % (cap, n - cap))
+        return 1
+
+    # the deadline emptied the backlog: the consumer is offered one again
+    s = connect(addr, port)
+    s.sendall(req)
+    t0 = time.monotonic()
+    try:
+        key, flags, _, pd_len = struct.unpack(">16sBBH", recv_exact(s, 20))
+        pdata = recv_exact(s, pd_len)
+    except (EOFError, OSError) as e:
+        print("next request: no reply after %.1f s: %s" %
+              (time.monotonic() - t0, e))
+        return 1
+    took = time.monotonic() - t0
+    s.close()
+    print("next request: reply %r flags %#x pdata %r after %.1f s" %
+          (key, flags, pdata, took))
+    if key != MPA_REP or not flags & REJECT or \
+            not pdata.endswith(b"served"):
+        return 1
+    return 0 if took < SETUP_TIMEOUT / 2 else 1
+
+
 def client_main():
     addr, port, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if case == "flood":
@@ -369,6 +459,8 @@ def client_main():
                      "--early" in sys.argv[6:])
     if case == "unanswered":
         return unanswered(addr, port)
+    if case == "hoard":
+        return hoard(addr, port, int(sys.argv[4]), int(sys.argv[5]))
     s = connect(addr, port)
     pd = struct.pack(">HH", 1, 1)
     return slow_send(s, struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2,
@@ -376,6 +468,6 @@ def client_main():
 
 
 if __name__ == "__main__":
-    if sys.argv[3] in ("flood", "slow-request", "unanswered"):
+    if sys.argv[3] in ("flood", "slow-request", "unanswered", "hoard"):
         sys.exit(client_main())
     sys.exit(main())

@@ -14,7 +14,10 @@
 # REMOTE_READ away: no byte written after it reaches the peer, which gets
 # a Terminate. A connection request the consumer never answers (as one
 # iw_cm drops) is rejected and closed by the accept deadline, and an
-# accept after that fails.
+# accept after that fails. A consumer that takes every request and
+# answers none gets no more than its listen backlog of them: the rest are
+# refused at once and counted, and once the accept deadline has ended the
+# ones it holds, a request reaches it again.
 # Then the peer as a client of srdma's listener (an rping server): idle
 # connections that never send MPA hold no worker (a real rping still
 # connects beside them) and are closed by the set-up timeout; beyond the
@@ -173,6 +176,28 @@ unanswered_request() {
 	[ "$prc" = 0 ] && [ "$orc" = 0 ]
 }
 
+# a listener (backlog 4) whose consumer takes requests and answers none:
+# 4 wait for it until the deadline, the other 8 are refused at once and
+# counted as such (not as half-open), then a 13th reaches the consumer
+backlog_full() {
+	local opid orc prc b0 b1 s0 s1 n=12 cap=4
+	b0=$(counter iwarp_backlog_refused)
+	s0=$(counter iwarp_setup_refused)
+	timeout 90 "$owner" hoard "$ip4" 7322 "$cap" &
+	opid=$!
+	wait_for 20 peer_listening 7322
+	timeout 80 /usr/bin/python3 "$peer" "$ip4" 7322 hoard "$n" "$cap"
+	prc=$?
+	wait "$opid"
+	orc=$?
+	b1=$(counter iwarp_backlog_refused)
+	s1=$(counter iwarp_setup_refused)
+	echo "peer rc=$prc, iw_owner rc=$orc, backlog refused $b0 -> $b1," \
+		"set-up refused $s0 -> $s1"
+	[ "$prc" = 0 ] && [ "$orc" = 0 ] && [ "$b1" = $((b0 + n - cap)) ] &&
+		[ "$s1" = "$s0" ]
+}
+
 slow_request() {
 	timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" slow-request
 }
@@ -201,7 +226,7 @@ listener_gone_then_rmmod() {
 }
 
 cases=(bad-crc bad-stag send-cut out-of-bounds bad-opcode reset silent slow-reply)
-tap_plan $((1 + ${#cases[@]} + 5 + 6))
+tap_plan $((1 + ${#cases[@]} + 6 + 6))
 t "siwarp0 on $NETDEV" mkdev siwarp siwarp0 "$NETDEV" || tap_bail "no siwarp0"
 port=7300
 for c in "${cases[@]}"; do
@@ -213,6 +238,8 @@ STEP_TIMEOUT=120 t "READ reply cut by a rereg dropping REMOTE_READ: old bytes, T
 	read_cut_by_rereg
 STEP_TIMEOUT=120 t "unanswered request: rejected by the accept deadline, late accept fails" \
 	unanswered_request
+STEP_TIMEOUT=120 t "consumer holding its backlog of 4: 8 more refused at once, then served" \
+	backlog_full
 t "no verbs objects left behind" wait_for 10 no_leaks
 t "rping -V still works afterwards" pair timeout 60 rping -s -a "$ip4" -V -C 5 -- \
 	timeout 60 rping -c -a "$ip4" -V -C 5

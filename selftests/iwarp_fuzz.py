@@ -293,7 +293,7 @@ class Conn:
         try:
             self.sock.connect((self.fz.addr, self.fz.port))
         except OSError as e:
-            # the listener's cap on half-open connections, at most
+            # the listener's caps (half-open, backlog), at most
             st.c["connect_refused"] += 1
             self.kinds.append("connect: %s" % e)
             return False

@@ -26,6 +26,17 @@
  * and with it takes the endpoint and its socket; a late accept or reject
  * finds nothing.
  *
+ * A request in the table counts against its listener's backlog (what
+ * iw_cm passed to create_listen), as a TCP listener's accept queue does:
+ * iw_cm bounds only the events it has not delivered yet, and ucma only
+ * those its process has not read, so a consumer that reads requests and
+ * answers them late or never would otherwise let a peer hold any number
+ * of sockets for a deadline each. While the backlog is full, new
+ * connections are reset at once, and a set-up that finds it full is
+ * rejected. Whoever erases the entry uncounts it (iwarp_request_taken());
+ * the entry holds a reference on the listener for that, as it may outlive
+ * the listener's stop (iw_cm's consumer may still accept it).
+ *
  * Sockets hold no reference on their namespace; net.c counts them and
  * ends them when the namespace goes.
  */
@@ -70,7 +81,6 @@ static void iwarp_listener_free(struct kref *ref)
 	struct iwarp_listener *l = container_of(ref, struct iwarp_listener,
 						ref);
 
-	l->cm_id->rem_ref(l->cm_id);
 	kfree(l);
 }
 
@@ -95,6 +105,7 @@ static void iwarp_ep_free(struct kref *ref)
 		iwarp_ep_sock_close(ep, false);
 	if (ep->listener)
 		iwarp_listener_put(ep->listener);
+	WARN_ON_ONCE(ep->req_listener);	/* its eraser let go of it */
 	kfree(ep->pdata);
 	kfree(ep);
 }
@@ -788,14 +799,59 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 }
 
 /*
+ * Room in @l's backlog for one more request? Counts it if so, in
+ * ep->req_listener with a reference of its own. The set-up calls it
+ * before it publishes the request.
+ */
+static bool iwarp_request_admit(struct iwarp_ep *ep, struct iwarp_listener *l)
+{
+	bool ok;
+
+	spin_lock_bh(&l->lock);
+	ok = l->npending < l->backlog;
+	if (ok)
+		l->npending++;
+	spin_unlock_bh(&l->lock);
+	if (!ok) {
+		iwarp_count(ep->dev, IWARP_CNT_BACKLOG_REFUSED);
+		return false;
+	}
+	kref_get(&l->ref);		/* the set-up holds one: l is alive */
+	ep->req_listener = l;
+	return true;
+}
+
+/*
  * Publish a request under a new handle. Any context that may sleep.
  * From here whoever erases the entry owns the set-up's reference.
  */
 static int iwarp_request_add(struct iwarp_ep *ep)
 {
-	return xa_alloc_cyclic(&iwarp_requests, &ep->handle, ep, xa_limit_31b,
-			       &iwarp_request_next,
-			       GFP_KERNEL) < 0 ? -ENOMEM : 0;
+	if (xa_alloc_cyclic(&iwarp_requests, &ep->handle, ep, xa_limit_31b,
+			    &iwarp_request_next, GFP_KERNEL) >= 0)
+		return 0;
+	/* a failed alloc may have written a handle it did not store */
+	ep->handle = 0;
+	return -ENOMEM;
+}
+
+/*
+ * @ep is out of the table (or never got in), and the caller owns it:
+ * nothing kicks it now, and its listener's backlog has room again. Once
+ * per request, by whoever erased it; the listener may be stopped by now.
+ */
+static void iwarp_request_taken(struct iwarp_ep *ep)
+{
+	struct iwarp_listener *l = ep->req_listener;
+
+	del_timer_sync(&ep->timer);
+	if (!l)
+		return;			/* refused before it was published */
+	ep->req_listener = NULL;
+	spin_lock_bh(&l->lock);
+	l->npending--;
+	spin_unlock_bh(&l->lock);
+	iwarp_listener_put(l);
 }
 
 /*
@@ -813,7 +869,7 @@ static bool iwarp_request_take(struct iwarp_ep *ep, bool expired)
 		iwarp_count(ep->dev, IWARP_CNT_SETUP_TIMEOUT);
 	xa_unlock(&iwarp_requests);
 	if (taken)
-		del_timer_sync(&ep->timer);	/* nothing kicks it now */
+		iwarp_request_taken(ep);
 	return taken;
 }
 
@@ -835,7 +891,7 @@ static struct iwarp_ep *iwarp_request_claim(struct iw_cm_id *id)
 		return NULL;
 	ep = xa_erase(&iwarp_requests, handle);
 	if (ep)
-		del_timer_sync(&ep->timer);
+		iwarp_request_taken(ep);
 	return ep;
 }
 
@@ -867,7 +923,7 @@ static void iwarp_requests_flush_if(bool (*match)(const struct iwarp_ep *ep,
 		}
 		xa_unlock(&iwarp_requests);
 		if (found) {
-			del_timer_sync(&found->timer);
+			iwarp_request_taken(found);
 			iwarp_request_end(found);
 		}
 	} while (found);
@@ -914,8 +970,11 @@ static void iwarp_setup_hand_off(struct iwarp_ep *ep)
 	set_bit(IWARP_EPF_OFFERED, &ep->flags);
 	/* armed before it is published: a taker's del_timer_sync is final */
 	mod_timer(&ep->timer, jiffies + IWARP_ACCEPT_TIMEOUT);
-	/* a stopping listener's iw_cm would drop the request unanswered */
-	if (!READ_ONCE(l->dying))
+	/*
+	 * A stopping listener's iw_cm would drop the request unanswered;
+	 * one whose backlog is full has no room for it.
+	 */
+	if (!READ_ONCE(l->dying) && iwarp_request_admit(ep, l))
 		err = iwarp_request_add(ep);
 	if (!err)
 		err = iwarp_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
@@ -925,7 +984,7 @@ static void iwarp_setup_hand_off(struct iwarp_ep *ep)
 	if (err) {
 		/* iw_cm did not take the request: ours, unless a deadline was */
 		if (!ep->handle) {
-			del_timer_sync(&ep->timer);
+			iwarp_request_taken(ep);
 			iwarp_request_end(ep);
 		} else if (iwarp_request_take(ep, false)) {
 			iwarp_request_end(ep);
@@ -1073,18 +1132,24 @@ static void iwarp_listen_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Room for one more connection in set-up? Counts it if so. */
+/*
+ * Room for one more connection in set-up? Counts it if so. A listener
+ * whose backlog is full of unanswered requests takes none, as a TCP
+ * listener with a full accept queue takes none.
+ */
 static bool iwarp_listener_admit(struct iwarp_listener *l)
 {
-	bool ok;
+	bool full, ok;
 
 	spin_lock_bh(&l->lock);
-	ok = l->nhalf < IWARP_MAX_HALF_OPEN;
+	full = l->npending >= l->backlog;
+	ok = !full && l->nhalf < IWARP_MAX_HALF_OPEN;
 	if (ok)
 		l->nhalf++;
 	spin_unlock_bh(&l->lock);
 	if (!ok)
-		iwarp_count(l->dev, IWARP_CNT_SETUP_REFUSED);
+		iwarp_count(l->dev, full ? IWARP_CNT_BACKLOG_REFUSED :
+					   IWARP_CNT_SETUP_REFUSED);
 	return ok;
 }
 
@@ -1309,7 +1374,10 @@ static void iwarp_listener_shut(struct iwarp_listener *l)
 	cancel_work_sync(&l->accept_work);
 	l->nsocks = 0;
 
-	/* no set-up outlives its listener: end them and wait */
+	/*
+	 * No set-up outlives its listener: end them and wait. Requests
+	 * may: their erasers uncount them (iwarp_request_taken()).
+	 */
 	spin_lock_bh(&l->lock);
 	list_for_each_entry(ep, &l->half_open, half_open)
 		iwarp_ep_abort(ep);
@@ -1358,14 +1426,15 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 		kfree(l);
 		return err;
 	}
-	backlog = clamp(backlog, 1, 1024);
+	backlog = clamp(backlog, 1, IWARP_MAX_BACKLOG);
+	l->backlog = backlog;
 	if (iwarp_addr_is_any(a))
 		err = iwarp_listen_wildcard(l, a, backlog);
 	else
 		err = iwarp_listen_one(l, a, backlog);
 	if (err) {
 		iwarp_listener_stop(l);
-		kfree(l);
+		iwarp_listener_put(l);	/* a request may hold it still */
 		return err;
 	}
 	id->add_ref(id);
@@ -1381,6 +1450,8 @@ int srdma_iw_destroy_listen(struct iw_cm_id *id)
 		return 0;
 	id->provider_data = NULL;
 	iwarp_listener_stop(l);
+	/* stopped, l uses the id no more; its requests may keep l a while */
+	id->rem_ref(id);
 	iwarp_listener_put(l);
 	return 0;
 }

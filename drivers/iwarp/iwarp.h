@@ -43,6 +43,7 @@ enum iwarp_counter {
 	IWARP_CNT_REJECTS_RCVD,
 	IWARP_CNT_MPA_FAILURES,		/* MPA frames refused, either side */
 	IWARP_CNT_ABORTS,		/* connections closed with a RST */
+	IWARP_CNT_BACKLOG_REFUSED,	/* listener's backlog all unanswered */
 	IWARP_CNT_MAX,
 };
 
@@ -62,6 +63,7 @@ static inline void iwarp_count(struct srdma_dev *dev, enum iwarp_counter c)
 /* a request iw_cm leaves unanswered */
 #define IWARP_ACCEPT_TIMEOUT IWARP_MPA_TIMEOUT
 #define IWARP_MAX_HALF_OPEN 64		/* per listener, in MPA set-up */
+#define IWARP_MAX_BACKLOG 1024		/* ucma's default max_backlog */
 #define IWARP_ACCEPT_BUDGET 32		/* connections per accept work run */
 #define IWARP_CLOSE_TIMEOUT (5 * HZ)	/* graceful close before abort */
 #define IWARP_TERM_TIMEOUT HZ		/* sending a Terminate, in all */
@@ -126,6 +128,7 @@ struct iwarp_ep {
 	struct iw_cm_id *cm_id;			/* referenced with add_ref */
 	struct srdma_qp *qp;			/* referenced while attached */
 	struct iwarp_listener *listener;	/* passive, until handed over */
+	struct iwarp_listener *req_listener;	/* while in iwarp_requests */
 	struct iwarp_net *inet;			/* while it owns a socket */
 	struct list_head net_node;		/* on inet's list, likewise */
 	unsigned int net_pass;			/* the netns exit's last look */
@@ -177,10 +180,12 @@ struct iwarp_listener {
 	struct iwarp_net *inet;		/* until stopped */
 	struct list_head net_node;	/* on inet's list, likewise */
 	unsigned int net_pass;		/* the netns exit's last look */
-	spinlock_t lock;		/* half_open, nhalf */
+	spinlock_t lock;		/* half_open, nhalf, npending */
 	struct list_head half_open;	/* endpoints in MPA set-up */
 	u32 nhalf;
 	wait_queue_head_t wq;		/* stop waits for nhalf == 0 */
+	u32 backlog;			/* most requests it holds unanswered */
+	u32 npending;			/* its requests in iwarp_requests */
 };
 
 enum iwarp_rx_state {
