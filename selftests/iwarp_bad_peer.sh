@@ -17,7 +17,13 @@
 # accept after that fails. A consumer that takes every request and
 # answers none gets no more than its listen backlog of them: the rest are
 # refused at once and counted, and once the accept deadline has ended the
-# ones it holds, a request reaches it again.
+# ones it holds, a request reaches it again. A connected QP moved to
+# RESET, from RTS and from SQD, under a stream of WRITEs
+# (iw_reset_connected, both ends srdma) lets go of its connection first:
+# the modify returns at once, both ends
+# are disconnected, a WRITE and a READ the peer posts then neither change
+# nor read the reset side's memory, the QP goes to INIT again and nothing
+# is left once it is destroyed.
 # Then the peer as a client of srdma's listener (an rping server): idle
 # connections that never send MPA hold no worker (a real rping still
 # connects beside them) and are closed by the set-up timeout; beyond the
@@ -39,6 +45,7 @@ ip4=$(ip -4 -o addr show dev "$NETDEV" | awk '{ sub("/.*", "", $4); print $4; ex
 peer=$(dirname "$0")/iwarp_bad_peer.py
 claim=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/iw_qp_claim
 owner=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/iw_owner
+resetq=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/iw_reset_connected
 
 srv_pid=
 tap_cleanup() {
@@ -198,6 +205,19 @@ backlog_full() {
 		[ "$s1" = "$s0" ]
 }
 
+# a connected QP reset from STATE (rts, sqd) under a WRITE stream: its
+# connection goes (an abort), the peer's late WRITE and READ find nothing,
+# INIT again; then nothing is left
+reset_connected() {
+	local rc a0 a1
+	a0=$(counter iwarp_aborts)
+	timeout 90 "$resetq" "$ip4" "$2" "$1"
+	rc=$?
+	a1=$(counter iwarp_aborts)
+	echo "iw_reset_connected rc=$rc, aborts $a0 -> $a1"
+	[ "$rc" = 0 ] && [ "$a1" -gt "$a0" ] && wait_for 10 no_leaks
+}
+
 slow_request() {
 	timeout 60 /usr/bin/python3 "$peer" "$ip4" "$SRV_PORT" slow-request
 }
@@ -226,7 +246,7 @@ listener_gone_then_rmmod() {
 }
 
 cases=(bad-crc bad-stag send-cut out-of-bounds bad-opcode reset silent slow-reply)
-tap_plan $((1 + ${#cases[@]} + 6 + 6))
+tap_plan $((1 + ${#cases[@]} + 8 + 6))
 t "siwarp0 on $NETDEV" mkdev siwarp siwarp0 "$NETDEV" || tap_bail "no siwarp0"
 port=7300
 for c in "${cases[@]}"; do
@@ -240,6 +260,13 @@ STEP_TIMEOUT=120 t "unanswered request: rejected by the accept deadline, late ac
 	unanswered_request
 STEP_TIMEOUT=120 t "consumer holding its backlog of 4: 8 more refused at once, then served" \
 	backlog_full
+port=7330
+for s in RTS SQD; do
+	port=$((port + 1))
+	STEP_TIMEOUT=120 t \
+		"QP reset from $s under WRITEs: disconnected, the peer's WRITE/READ not served" \
+		reset_connected "${s,,}" "$port"
+done
 t "no verbs objects left behind" wait_for 10 no_leaks
 t "rping -V still works afterwards" pair timeout 60 rping -s -a "$ip4" -V -C 5 -- \
 	timeout 60 rping -c -a "$ip4" -V -C 5
