@@ -1434,7 +1434,7 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 		err = iwarp_listen_one(l, a, backlog);
 	if (err) {
 		iwarp_listener_stop(l);
-		iwarp_listener_put(l);	/* a request may hold it still */
+		iwarp_listener_put(l);	/* nothing listened: the last one */
 		return err;
 	}
 	id->add_ref(id);
@@ -1450,7 +1450,10 @@ int srdma_iw_destroy_listen(struct iw_cm_id *id)
 		return 0;
 	id->provider_data = NULL;
 	iwarp_listener_stop(l);
-	/* stopped, l uses the id no more; its requests may keep l a while */
+	/*
+	 * Stopped: no set-up is left to hand a request to the id, so l uses
+	 * it no more; requests may keep l a while, never l->cm_id.
+	 */
 	id->rem_ref(id);
 	iwarp_listener_put(l);
 	return 0;

@@ -168,7 +168,7 @@ struct iwarp_ep {
 struct iwarp_listener {
 	struct kref ref;
 	struct srdma_dev *dev;
-	struct iw_cm_id *cm_id;		/* referenced with add_ref */
+	struct iw_cm_id *cm_id;		/* add_ref'd until destroy_listen */
 	struct net *net;		/* its sockets', counted in inet */
 	struct work_struct accept_work;
 	int nsocks;
