@@ -220,14 +220,19 @@ static int one_op(FIXTURE_DATA(ra) *self, enum ibv_wr_opcode op,
 	return -ETIMEDOUT;
 }
 
-static int remote_untouched(FIXTURE_DATA(ra) *self)
+static int bytes_are(const uint8_t *p, size_t len, uint8_t v)
 {
-	int i;
+	size_t i;
 
-	for (i = 0; i < BUF_LEN; i++)
-		if (self->remote[i] != PATTERN)
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
 			return 0;
 	return 1;
+}
+
+static int remote_untouched(FIXTURE_DATA(ra) *self)
+{
+	return bytes_are(self->remote, BUF_LEN, PATTERN);
 }
 
 static struct ibv_mr *reg_remote(FIXTURE_DATA(ra) *self, struct ibv_pd *pd,
@@ -349,16 +354,6 @@ TEST_F(ra, deregistered_mr)
  */
 #define RW_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 		   IBV_ACCESS_REMOTE_READ)
-
-static int bytes_are(const uint8_t *p, size_t len, uint8_t v)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != v)
-			return 0;
-	return 1;
-}
 
 /*
  * The control, and the path the fix added: writable memory registered
