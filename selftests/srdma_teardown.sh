@@ -13,8 +13,9 @@
 # dismantled by the kernel, and no process may be left in it. The kernel
 # log is scanned for splats by make check. SRDMA_TEARDOWN_ROUNDS rounds per
 # kind (default 2, for make check's time; the issue's full run is 100).
-# SRDMA_TEARDOWN_KINDS (rmmod link netdev netns qp, default all) picks the
-# kinds, so that a long run can be split; the others are skipped.
+# SRDMA_TEARDOWN_KINDS (rmmod link netdev netns qp, default all; commas may
+# separate them, as SRDMA_CHECK_ENV splits at spaces) picks the kinds, so
+# that a long run can be split; the others are skipped.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +30,8 @@ ip netns list > /dev/null 2>&1 || tap_skip_all "no network namespace support"
 
 bin=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}
 rounds=${SRDMA_TEARDOWN_ROUNDS:-2}
-kinds=" ${SRDMA_TEARDOWN_KINDS:-rmmod link netdev netns qp} "
+kinds=${SRDMA_TEARDOWN_KINDS:-rmmod link netdev netns qp}
+kinds=" ${kinds//,/ } "
 ns=srdma_td probe=srdma_td_probe
 ns_ino= # the inode of $ns, while it may have processes
 roce_srv=10.91.1.2 iw_srv=10.91.2.2
