@@ -12,7 +12,8 @@
 # rping -V's verified READ/WRITE traffic arrive intact; with every RoCE
 # frame dropped, the requester's WQE ends with "retry counter exceeded"
 # within its timeout budget instead of hanging, a message longer than the
-# requester's window too. Recovery is selective:
+# requester's window too; with only the ACKs lost for a while, the timeout
+# resends one packet, not the window. Recovery is selective:
 # the responder holds packets past a gap and the requester resends only
 # the missing one (the counters show both).
 set -u
@@ -93,6 +94,44 @@ reads_writes() {
 		timeout 400 rping -s -a "$s4" -V -C 64 -S 65000 -- \
 		timeout 400 rping -c -a "$s4" -V -C 64 -S 65000
 }
+# Host2 drops its ACKs and NAKs (BTH opcode 0x11) until the first window of
+# a 1 MiB WRITE (256 packets) has arrived, then lets them through: host1's
+# timer fires with everything delivered. Resending the oldest packet alone
+# recovers that for one duplicate; going back would resend the window.
+window_in() { [ $(($(hw_counter dev0 rx_packets) - $1)) -ge 256 ]; }
+acks_lost() {
+	local to pr dup rx pid rc=0
+	to=$(hw_counter dev0 retransmit_timeouts)
+	pr=$(hw_counter dev0 retransmit_probes)
+	dup=$(hw_counter dev0 rx_duplicate)
+	rx=$(hw_counter dev0 rx_packets)
+	tc qdisc del dev "$NETDEV" root 2> /dev/null
+	if [ "$me" = 2 ]; then
+		tc qdisc add dev "$NETDEV" root handle 1: prio &&
+			tc filter add dev "$NETDEV" parent 1: protocol ip u32 \
+				match ip protocol 17 0xff match ip dport 4791 0xffff \
+				match u8 0x11 0xff at 28 action drop || return 1
+		(
+			wait_for 60 window_in "$rx"
+			tc qdisc del dev "$NETDEV" root
+		) &
+		pid=$!
+	fi
+	peer_pair "$(role)" timeout 120 "$xfer" -s "$s4" -n 2 -z 1048576 -- \
+		timeout 120 "$xfer" -c "$s4" -n 2 -z 1048576 || rc=1
+	if [ "$me" = 2 ]; then
+		wait "$pid"
+		dup=$(($(hw_counter dev0 rx_duplicate) - dup))
+		echo "host2 took $dup duplicate packets"
+		[ "$dup" -le 4 ] || rc=1
+	else
+		to=$(($(hw_counter dev0 retransmit_timeouts) - to))
+		pr=$(($(hw_counter dev0 retransmit_probes) - pr))
+		echo "host1: $to timeouts, $pr packets resent alone"
+		[ "$to" -ge 1 ] && [ "$pr" -ge 1 ] || rc=1
+	fi
+	return "$rc"
+}
 # Host1's QP must give up: status 12 (IBV_WC_RETRY_EXC_ERR), in seconds.
 # SIZE bytes a message: 2 MiB is 2048 packets at a 1024-byte path MTU,
 # more than the requester's window of 256, so the requester is still on
@@ -118,7 +157,7 @@ retry_exceeded() { # SIZE
 	grep -q "retry counter exceeded" <<< "$out" && [ $((t1 - t0)) -lt 40 ]
 }
 
-tap_plan 11
+tap_plan 12
 t "host$me: sroce dev0 on $NETDEV" mkdev sroce dev0 "$NETDEV" || tap_bail "no device"
 g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on $NETDEV" lossy
@@ -135,6 +174,8 @@ diag "$(counters)"
 # blackhole would swallow that too: wait for each other first.
 STEP_TIMEOUT=320
 t "host$me: both hosts are done with the lossy traffic" tcp_barrier
+STEP_TIMEOUT=300
+t "ACKs lost, data not: the timeout resends one packet, not the window" acks_lost
 STEP_TIMEOUT=120
 t "every RoCE frame dropped" blackhole
 t "requester completes with retry exceeded, not a hang" retry_exceeded 4096

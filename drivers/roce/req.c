@@ -543,34 +543,40 @@ static struct srdma_swqe *roce_wqe_of_psn(struct roce_qp *rqp, u32 psn)
 }
 
 /*
- * The responder NAKed @psn (una_psn is already there). Resend that packet
- * alone, asking for an ACK: a responder that held what followed (ours
- * does, reorder.c) then acknowledges past all of it. Where that cannot
- * work (READs and atomics are answered, not held) go back to @psn.
- * Lock held.
+ * Resend packet @psn alone, asking for an ACK, and note it as the probe
+ * roce_req_recover_ack() judges the next ACK against. False where that
+ * cannot work (READs and atomics are answered, not held; no packet could
+ * be built): the caller goes back instead. Lock held.
  */
-void roce_req_recover(struct roce_qp *rqp, u32 psn)
+static bool roce_req_probe(struct roce_qp *rqp, u32 psn, bool on_timeout)
 {
 	enum ib_wc_status status;
 	struct srdma_swqe *w;
 
-	if (rqp->recovering && rqp->probe_psn == psn)
-		return;		/* the same hole again: already resent */
-	if (rqp->peer_drops) {
-		roce_req_rewind(rqp);
-		return;
-	}
 	w = roce_wqe_of_psn(rqp, psn);
-	if (!w || roce_send_psn(rqp, w, psn, ROCE_FILL_ACKREQ, &status)) {
-		roce_req_rewind(rqp);
-		return;
-	}
+	if (!w || roce_send_psn(rqp, w, psn, ROCE_FILL_ACKREQ, &status))
+		return false;
 	if (!rqp->recovering)
 		rqp->recover_psn = rqp->next_psn;
 	rqp->recovering = true;
 	rqp->probe_psn = psn;
+	rqp->probe_on_timeout = on_timeout;
 	roce_count(qp_dev(rqp->qp), ROCE_CNT_RETRANSMIT_PROBES);
 	roce_obs_probe(rqp, psn);
+	return true;
+}
+
+/*
+ * The responder NAKed @psn (una_psn is already there). Resend that packet
+ * alone: a responder that held what followed (ours does, reorder.c) then
+ * acknowledges past all of it. Lock held.
+ */
+void roce_req_recover(struct roce_qp *rqp, u32 psn)
+{
+	if (rqp->recovering && rqp->probe_psn == psn)
+		return;		/* the same hole again: already resent */
+	if (rqp->peer_drops || !roce_req_probe(rqp, psn, false))
+		roce_req_rewind(rqp);
 }
 
 /*
@@ -594,7 +600,8 @@ void roce_req_recover_ack(struct roce_qp *rqp)
 		if (rqp->una_psn != psn_add(rqp->probe_psn, 1))
 			rqp->exact_acks = 0;
 	} else if (rqp->una_psn == psn_add(rqp->probe_psn, 1)) {
-		if (++rqp->exact_acks >= 3)
+		/* after a timeout the rest was lost: says nothing of the peer */
+		if (!rqp->probe_on_timeout && ++rqp->exact_acks >= 3)
 			rqp->peer_drops = true;
 		roce_req_rewind(rqp);
 	} else {
@@ -610,6 +617,28 @@ static void roce_req_fail(struct roce_qp *rqp, enum ib_wc_status status)
 
 	if (w)
 		roce_wqe_finish(rqp, w, status);
+}
+
+/*
+ * Nothing was acknowledged for a whole timeout. With no NAK heard, the
+ * packets most often arrived and what was lost is their ACK, or the
+ * time went to a stalled host (a paced requester's ACKs are sparse):
+ * going back N would send the whole window again for nothing. Resend the
+ * oldest alone, as TCP's retransmission timeout does; the responder's
+ * ACK for it covers all it holds, and roce_req_recover_ack() goes back
+ * only from where that stops. A probe already out (this timeout is its
+ * own, or a NAK's probe was lost), a peer that holds nothing, or a READ
+ * or atomic at the head: go back N at once. Lock held.
+ */
+static void roce_req_timeout_resend(struct roce_qp *rqp)
+{
+	if (!rqp->recovering && !rqp->peer_drops &&
+	    roce_req_probe(rqp, rqp->una_psn, true)) {
+		roce_arm_retrans(rqp);
+		return;
+	}
+	roce_req_rewind(rqp);
+	roce_req_run(rqp);
 }
 
 static void roce_retrans_timeout(struct timer_list *t)
@@ -640,8 +669,7 @@ static void roce_retrans_timeout(struct timer_list *t)
 		goto out;
 	}
 	rqp->retry_left--;
-	roce_req_rewind(rqp);
-	roce_req_run(rqp);
+	roce_req_timeout_resend(rqp);
 out:
 	spin_unlock_bh(&rqp->lock);
 	roce_req_sqd_check(rqp);

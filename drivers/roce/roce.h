@@ -246,9 +246,10 @@ struct roce_qp {
 	u32 una_psn;			/* oldest unacknowledged PSN */
 	u32 rd_inflight;		/* READ/ATOMIC requests outstanding */
 	u32 reread_psn;			/* last READ response asked for again */
-	bool recovering;		/* resent one packet after a NAK */
+	bool recovering;		/* resent one packet: NAK or timeout */
 	u32 probe_psn;			/* ...this one */
 	u32 recover_psn;		/* next_psn when the NAK came */
+	bool probe_on_timeout;		/* the probe was the timer's */
 	u8 exact_acks;			/* probes answered for them alone */
 	bool peer_drops;		/* ...too often: the peer holds nothing */
 	u8 retry_left;
