@@ -9,13 +9,14 @@
  *	rejected and the connection closed by siwarp's accept deadline;
  *	an accept after that must fail, not connect. Exit 0 if it did.
  *
- *   iw_owner hoard ADDR PORT BACKLOG
- *	Listen with BACKLOG and take every request without answering any,
- *	until BACKLOG of them wait; then reject the next one with private
- *	data "served", which the peer looks for. siwarp must refuse the
- *	peer's other requests meanwhile, so the next one that reaches us
- *	comes after the accept deadline ended the ones held. Exit 0 if one
- *	came and the reject went out.
+ *   iw_owner hoard ADDR PORT BACKLOG EXTRA FLAG
+ *	Listen with BACKLOG and take requests without answering them until
+ *	BACKLOG of them are held. siwarp must offer no more while they are:
+ *	the peer's EXTRA other connections wait, unanswered and not reset,
+ *	until the peer has seen that and creates FLAG. Then answer the held
+ *	ones (reject, private data "held") and serve the EXTRA that reach us
+ *	now (reject, "served"), which the peer looks for. Exit 0 if no
+ *	request came while BACKLOG were held and all EXTRA came after.
  *
  *   iw_owner read-rereg ADDR PORT FLAG
  *	Connect to the peer, register 16 MiB (0xAA) for remote reads and
@@ -42,6 +43,8 @@
 #define READ_SIZE	(16 << 20)
 #define HOARD_MAX	64
 #define HOARD_PDATA	"served"
+#define HOARD_HELD	"held"
+#define HOARD_WAIT_MS	20000	/* for the peer's FLAG */
 
 /* A PD, a CQ and an RC QP on @id. */
 static int make_qp(struct rdma_cm_id *id)
@@ -104,18 +107,41 @@ static int unanswered(struct rdma_addrinfo *res)
 	return err ? 0 : 1;
 }
 
+/* The next event within @ms must be a connection request: its id. */
+static struct rdma_cm_id *next_request(struct rdma_event_channel *ch, int ms)
+{
+	struct rdma_cm_id *id = NULL;
+	int ev = cm_next_event(ch, ms, &id, NULL);
+
+	if (ev == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return id;
+	fprintf(stderr, "no connection request: %s\n",
+		ev < 0 ? "none came" : rdma_event_str(ev));
+	return NULL;
+}
+
+static int reject(struct rdma_cm_id *id, const char *pdata)
+{
+	if (!rdma_reject(id, pdata, strlen(pdata)))
+		return 0;
+	perror("rdma_reject");
+	return -1;
+}
+
 /*
  * Read every request at once, so that ucma's count of unread ones never
- * refuses any: only siwarp's count of unanswered ones can.
+ * holds any back: only siwarp's count of unanswered ones can.
  */
-static int hoard(struct rdma_addrinfo *res, int backlog)
+static int hoard(struct rdma_addrinfo *res, int backlog, int extra,
+		 const char *flag)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_id *lid, *held[HOARD_MAX], *id;
-	int i, n = 0, rc = 1;
+	int i, n = 0, served = 0, waited = 0, rc = 1;
 
-	if (backlog < 1 || backlog > HOARD_MAX) {
-		fprintf(stderr, "backlog %d: 1 to %d\n", backlog, HOARD_MAX);
+	if (backlog < 1 || backlog > HOARD_MAX || extra < 0) {
+		fprintf(stderr, "backlog %d: 1 to %d; extra %d\n", backlog,
+			HOARD_MAX, extra);
 		return 1;
 	}
 	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
@@ -127,26 +153,44 @@ static int hoard(struct rdma_addrinfo *res, int backlog)
 	printf("listening, backlog %d\n", backlog);
 	fflush(stdout);
 	while (n < backlog) {
-		if (cm_next_event(ch, 60000, &held[n], NULL) !=
-		    RDMA_CM_EVENT_CONNECT_REQUEST) {
-			fprintf(stderr, "no more requests after %d\n", n);
+		held[n] = next_request(ch, 60000);
+		if (!held[n])
 			goto out;
-		}
 		n++;
 	}
-	printf("%d requests held, never answered\n", n);
+	printf("%d requests held\n", n);
 	fflush(stdout);
-	/* the deadline has to end the held ones before siwarp offers more */
-	if (cm_next_event(ch, 60000, &id, NULL) !=
-	    RDMA_CM_EVENT_CONNECT_REQUEST) {
-		fprintf(stderr, "no request after the held ones\n");
-		goto out;
+	/*
+	 * Nothing more may reach us while they are held; the peer looks at
+	 * its waiting connections meanwhile. Held ones past siwarp's accept
+	 * deadline (10 s) would be gone: the rejects below would fail.
+	 */
+	while (access(flag, F_OK)) {
+		if (waited++ == HOARD_WAIT_MS / 100) {
+			fprintf(stderr, "the peer never created %s\n", flag);
+			goto out;
+		}
+		if (cm_next_event(ch, 100, &id, NULL) >= 0) {
+			fprintf(stderr, "an event while %d were held\n", n);
+			goto out;
+		}
 	}
-	rc = rdma_reject(id, HOARD_PDATA, sizeof(HOARD_PDATA) - 1) ? 1 : 0;
-	printf("next request rejected: %s\n", rc ? strerror(errno) : "ok");
-	rdma_destroy_id(id);
+	for (i = 0; i < n; i++)
+		if (reject(held[i], HOARD_HELD))
+			goto out;
+	printf("%d held requests answered\n", n);
+	fflush(stdout);
+	/* the waiting ones come now: SYN retries may take a while */
+	while (served < extra) {
+		id = next_request(ch, 45000);
+		if (!id || reject(id, HOARD_PDATA))
+			goto out;
+		rdma_destroy_id(id);
+		served++;
+	}
+	rc = 0;
 out:
-	/* siwarp ended these by their deadline: the reject finds nothing */
+	printf("served %d of %d after the held ones\n", served, extra);
 	for (i = 0; i < n; i++)
 		rdma_destroy_id(held[i]);
 	rdma_destroy_id(lid);
@@ -234,11 +278,12 @@ int main(int argc, char **argv)
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
 	int server, rc;
 
-	if (argc < 4 || (strcmp(argv[1], "unanswered") &&
-			 ((strcmp(argv[1], "read-rereg") &&
-			   strcmp(argv[1], "hoard")) || argc < 5))) {
+	if (argc < 4 || (!strcmp(argv[1], "read-rereg") && argc < 5) ||
+	    (!strcmp(argv[1], "hoard") && argc < 7) ||
+	    (strcmp(argv[1], "unanswered") && strcmp(argv[1], "read-rereg") &&
+	     strcmp(argv[1], "hoard"))) {
 		fprintf(stderr,
-			"usage: %s unanswered ADDR PORT | read-rereg ADDR PORT FLAG | hoard ADDR PORT BACKLOG\n",
+			"usage: %s unanswered ADDR PORT | read-rereg ADDR PORT FLAG | hoard ADDR PORT BACKLOG EXTRA FLAG\n",
 			argv[0]);
 		return 2;
 	}
@@ -250,7 +295,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[1], "hoard"))
-		rc = hoard(res, atoi(argv[4]));
+		rc = hoard(res, atoi(argv[4]), atoi(argv[5]), argv[6]);
 	else
 		rc = server ? unanswered(res) : read_rereg(res, argv[4]);
 	rdma_freeaddrinfo(res);

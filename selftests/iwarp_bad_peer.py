@@ -26,7 +26,7 @@ As a client of srdma's listener (an rping server):
   iwarp_bad_peer.py ADDR PORT flood N CAP [--early]
   iwarp_bad_peer.py ADDR PORT slow-request
   iwarp_bad_peer.py ADDR PORT unanswered
-  iwarp_bad_peer.py ADDR PORT hoard N CAP
+  iwarp_bad_peer.py ADDR PORT hoard N CAP FLAG
 
 flood opens N TCP connections that never send an MPA request and holds
 them: N - CAP must be closed at once (within 5 s: the listener's cap on
@@ -36,12 +36,15 @@ away). slow-request sends a valid request a byte a second: the listener
 must close it by the timeout, before the request is in. unanswered
 sends a valid request to a listener that never answers it (iw_owner
 unanswered): it must be rejected and closed by the accept deadline.
-hoard sends N valid requests to a consumer that takes each and answers
-none (iw_owner hoard, listen backlog CAP): CAP of them must wait and be
-rejected by the accept deadline, the other N - CAP must be refused at
-once; after the deadline one more request must reach the consumer, whose
-reject says so.
+hoard sends N valid requests to a consumer that holds the first CAP of
+them unanswered (iw_owner hoard, listen backlog CAP): the other N - CAP
+must wait, as TCP makes a client of a server that does not accept() wait:
+connected or with the connect still pending, but with no MPA reply and
+neither RST nor FIN. Once it has seen all N wait, the peer creates FLAG;
+the consumer then answers the held ones (private data "held") and serves
+the others (private data "served"), each of which must get that reply.
 """
+import errno
 import os
 import select
 import socket
@@ -71,6 +74,12 @@ CASES = {
     "read-rereg": (False, (0, 1, 0x02)),   # RDMAP protection: access
 }
 SETUP_TIMEOUT = 10      # srdma's IWARP_MPA_TIMEOUT, seconds
+# hoard: how long the waiting connections are watched before the consumer
+# may answer (its held requests' accept deadline is SETUP_TIMEOUT), and
+# then how long the waiting ones may take to be served (a connect whose
+# SYN TCP dropped retries 1, 3, 7, 15 s after the first)
+HOARD_SETTLE = 1.5
+HOARD_SERVE = 45
 
 
 def crc32c(data):
@@ -368,88 +377,122 @@ def flood(addr, port, n, cap, early):
     return 0
 
 
-def hoard(addr, port, n, cap):
-    """n requests to a consumer that holds them all unanswered: which end
-    when (seconds after each one's own request), and how; then one more,
-    which the consumer must get and reject itself."""
+class Hoarded:
+    """One of hoard's connections: its request goes out once TCP has
+    connected, and what comes back is kept until the stream ends."""
+
+    def __init__(self, addr, port, req):
+        self.sock = socket.socket(socket.AF_INET6 if ":" in addr else
+                                  socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setblocking(False)
+        self.req = req
+        self.sent = False
+        self.got = b""
+        self.end = None         # why the stream ended, once it did
+        err = self.sock.connect_ex((addr, port))
+        if err not in (0, errno.EINPROGRESS):
+            self.end = "connect: %s" % os.strerror(err)
+
+    def connecting(self):
+        return self.end is None and not self.sent
+
+    def on_writable(self):
+        """TCP connected (or failed): send the request."""
+        err = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if err:
+            self.end = "connect: %s" % os.strerror(err)
+            return
+        # a few dozen bytes into an empty socket buffer
+        self.sock.send(self.req)
+        self.sent = True
+
+    def on_readable(self):
+        try:
+            b = self.sock.recv(4096)
+        except BlockingIOError:
+            return
+        except OSError as e:
+            self.end = "reset (%s)" % e
+            return
+        self.got += b
+        if not b:
+            self.end = "closed"
+
+    def reply(self):
+        """The consumer's private data in the MPA reject that came back
+        (after the RFC 6581 IRD/ORD), or None."""
+        f = self.got
+        if len(f) < 20 or f[:16] != MPA_REP or not f[16] & REJECT:
+            return None
+        pd = f[20:20 + struct.unpack(">H", f[18:20])[0]]
+        return pd[4:] if f[16] & ENHANCED else pd
+
+
+def hoard_watch(conns, wait):
+    """Let the connections make progress for up to wait seconds."""
+    live = [c for c in conns if c.end is None]
+    if not live:
+        time.sleep(wait)
+        return
+    rd = [c.sock for c in live]
+    wr = [c.sock for c in live if c.connecting()]
+    r, w, _ = select.select(rd, wr, [], wait)
+    for c in live:
+        if c.sock in w:
+            c.on_writable()
+        if c.sock in r and c.end is None:
+            c.on_readable()
+
+
+def hoard(addr, port, n, cap, flag):
+    """n requests to a consumer that holds the first cap of them: the rest
+    wait for it, not reset, until it answers (once flag exists); then
+    each is served."""
     pd = struct.pack(">HH", 1, 1)
     req = struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2, len(pd)) + pd
-    sent, got, ended = {}, {}, {}
-
-    def watch(wait):
-        live = [s for s in sent if s not in ended]
-        r, _, _ = select.select(live, [], [], wait) if live else ([], [], [])
-        for s in r:
-            try:
-                b = s.recv(4096, socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                continue
-            except OSError:
-                b = b""         # reset
-            got[s] += b
-            if not b:
-                ended[s] = time.monotonic() - sent[s]
-
+    conns = []
     for _ in range(n):
-        s = socket.socket(socket.AF_INET6 if ":" in addr else
-                          socket.AF_INET, socket.SOCK_STREAM)
-        sent[s], got[s] = time.monotonic(), b""
-        try:
-            s.settimeout(15)
-            s.connect((addr, port))
-            s.sendall(req)
-        except OSError:
-            # reset before the request was out
-            ended[s] = time.monotonic() - sent[s]
-        # one at a time: the consumer has read the last before the next
+        conns.append(Hoarded(addr, port, req))
+        # one at a time: the consumer has the last before the next comes
         t_next = time.monotonic() + 0.3
         while time.monotonic() < t_next:
-            watch(max(0.0, t_next - time.monotonic()))
-    t_end = time.monotonic() + 2 * SETUP_TIMEOUT + 10
-    while len(ended) < n and time.monotonic() < t_end:
-        watch(0.5)
-    for s in sent:
-        s.close()
+            hoard_watch(conns, max(0.0, t_next - time.monotonic()))
+    t_end = time.monotonic() + HOARD_SETTLE
+    while time.monotonic() < t_end:
+        hoard_watch(conns, max(0.0, t_end - time.monotonic()))
 
-    held, refused, bad = [], [], 0
-    for s, took in ended.items():
-        frame = got[s]
-        rejected = (len(frame) >= 20 and frame[:16] == MPA_REP and
-                    frame[16] & REJECT)
-        if (frame and not rejected) or frame.endswith(b"served"):
-            bad += 1            # accepted, or served beyond the backlog
-        elif took < SETUP_TIMEOUT / 2:
-            refused.append(took)
-        elif rejected and SETUP_TIMEOUT - 3 <= took <= SETUP_TIMEOUT + 8:
-            held.append(took)
-        else:
-            bad += 1
-    print("ended: %d of %d; refused at once: %d; held to the deadline: "
-          "%d; other: %d" % (len(ended), n, len(refused), len(held), bad))
-    if len(ended) != n or bad or len(held) != cap or \
-            len(refused) != n - cap:
-        print("expected %d held, %d refused at once" % (cap, n - cap))
+    answered = [c for c in conns if c.got or c.end]
+    pending = len([c for c in conns if c.connecting()])
+    print("while the backlog is held: %d of %d requests sent, %d connects "
+          "pending, %d answered or ended" %
+          (len([c for c in conns if c.sent]), n, pending, len(answered)))
+    for c in answered:
+        print("  got %r, %s" % (c.got[:32], c.end or "still open"))
+    if answered:
+        print("expected all %d to wait unanswered" % n)
         return 1
 
-    # the deadline emptied the backlog: the consumer is offered one again
-    s = connect(addr, port)
-    s.sendall(req)
-    t0 = time.monotonic()
-    try:
-        key, flags, _, pd_len = struct.unpack(">16sBBH", recv_exact(s, 20))
-        pdata = recv_exact(s, pd_len)
-    except (EOFError, OSError) as e:
-        print("next request: no reply after %.1f s: %s" %
-              (time.monotonic() - t0, e))
+    # the consumer answers the held ones, then serves the rest
+    open(flag, "w").close()
+    t_end = time.monotonic() + HOARD_SERVE
+    while any(c.end is None for c in conns) and time.monotonic() < t_end:
+        hoard_watch(conns, 0.5)
+    for c in conns:
+        c.sock.close()
+
+    replies = [c.reply() for c in conns]
+    held = replies.count(b"held")
+    served = replies.count(b"served")
+    other = [c for c, r in zip(conns, replies) if r not in (b"held", b"served")
+             or c.end != "closed"]
+    print("after the consumer answered: held %d, served %d, other %d" %
+          (held, served, len(other)))
+    for c in other:
+        print("  got %r, %s" % (c.got[:32], c.end or "still open"))
+    if held != cap or served != n - cap or other:
+        print("expected %d held and %d served" % (cap, n - cap))
         return 1
-    took = time.monotonic() - t0
-    s.close()
-    print("next request: reply %r flags %#x pdata %r after %.1f s" %
-          (key, flags, pdata, took))
-    if key != MPA_REP or not flags & REJECT or \
-            not pdata.endswith(b"served"):
-        return 1
-    return 0 if took < SETUP_TIMEOUT / 2 else 1
+    return 0
 
 
 def client_main():
@@ -460,7 +503,8 @@ def client_main():
     if case == "unanswered":
         return unanswered(addr, port)
     if case == "hoard":
-        return hoard(addr, port, int(sys.argv[4]), int(sys.argv[5]))
+        return hoard(addr, port, int(sys.argv[4]), int(sys.argv[5]),
+                     sys.argv[6])
     s = connect(addr, port)
     pd = struct.pack(">HH", 1, 1)
     return slow_send(s, struct.pack(">16sBBH", MPA_REQ, ENHANCED, 2,

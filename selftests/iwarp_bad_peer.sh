@@ -14,10 +14,12 @@
 # REMOTE_READ away: no byte written after it reaches the peer, which gets
 # a Terminate. A connection request the consumer never answers (as one
 # iw_cm drops) is rejected and closed by the accept deadline, and an
-# accept after that fails. A consumer that takes every request and
-# answers none gets no more than its listen backlog of them: the rest are
-# refused at once and counted, and once the accept deadline has ended the
-# ones it holds, a request reaches it again. A connected QP moved to
+# accept after that fails. A consumer that holds its listen backlog of
+# requests unanswered is offered no more meanwhile: the other connections
+# wait in TCP's accept queue (or their connect is pending), neither
+# answered nor reset, the listener counting the pause; once the consumer
+# answers the held ones it is offered the rest, and none is refused. A
+# connected QP moved to
 # RESET, from RTS and from SQD, under a stream of WRITEs
 # (iw_reset_connected, both ends srdma) lets go of its connection first:
 # the modify returns at once, both ends
@@ -183,26 +185,32 @@ unanswered_request() {
 	[ "$prc" = 0 ] && [ "$orc" = 0 ]
 }
 
-# a listener (backlog 4) whose consumer takes requests and answers none:
-# 4 wait for it until the deadline, the other 8 are refused at once and
-# counted as such (not as half-open), then a 13th reaches the consumer
+# a listener (backlog 4) whose consumer holds 4 requests unanswered: the
+# other 8 wait, neither answered nor reset, while the listener leaves them
+# in TCP's accept queue (a pause, counted); once the peer has seen that it
+# creates the flag, the consumer answers the 4 and is offered the 8, and
+# nothing is refused
 backlog_full() {
-	local opid orc prc b0 b1 s0 s1 n=12 cap=4
+	local opid orc prc a0 a1 b0 b1 s0 s1 n=12 cap=4
+	local flag=$TAP_LOGDIR/hoard-answer
+	rm -f "$flag"
+	a0=$(counter iwarp_accept_paused)
 	b0=$(counter iwarp_backlog_refused)
 	s0=$(counter iwarp_setup_refused)
-	timeout 90 "$owner" hoard "$ip4" 7322 "$cap" &
+	timeout 90 "$owner" hoard "$ip4" 7322 "$cap" $((n - cap)) "$flag" &
 	opid=$!
 	wait_for 20 peer_listening 7322
-	timeout 80 /usr/bin/python3 "$peer" "$ip4" 7322 hoard "$n" "$cap"
+	timeout 80 /usr/bin/python3 "$peer" "$ip4" 7322 hoard "$n" "$cap" "$flag"
 	prc=$?
 	wait "$opid"
 	orc=$?
+	a1=$(counter iwarp_accept_paused)
 	b1=$(counter iwarp_backlog_refused)
 	s1=$(counter iwarp_setup_refused)
-	echo "peer rc=$prc, iw_owner rc=$orc, backlog refused $b0 -> $b1," \
-		"set-up refused $s0 -> $s1"
-	[ "$prc" = 0 ] && [ "$orc" = 0 ] && [ "$b1" = $((b0 + n - cap)) ] &&
-		[ "$s1" = "$s0" ]
+	echo "peer rc=$prc, iw_owner rc=$orc, accept paused $a0 -> $a1," \
+		"backlog refused $b0 -> $b1, set-up refused $s0 -> $s1"
+	[ "$prc" = 0 ] && [ "$orc" = 0 ] && [ "$a1" -gt "$a0" ] &&
+		[ "$b1" = "$b0" ] && [ "$s1" = "$s0" ]
 }
 
 # a connected QP reset from STATE (rts, sqd) under a WRITE stream: its
@@ -258,7 +266,7 @@ STEP_TIMEOUT=120 t "READ reply cut by a rereg dropping REMOTE_READ: old bytes, T
 	read_cut_by_rereg
 STEP_TIMEOUT=120 t "unanswered request: rejected by the accept deadline, late accept fails" \
 	unanswered_request
-STEP_TIMEOUT=120 t "consumer holding its backlog of 4: 8 more refused at once, then served" \
+STEP_TIMEOUT=120 t "consumer holding its backlog of 4: 8 more wait, not reset, then served" \
 	backlog_full
 port=7330
 for s in RTS SQD; do

@@ -293,7 +293,8 @@ class Conn:
         try:
             self.sock.connect((self.fz.addr, self.fz.port))
         except OSError as e:
-            # the listener's caps (half-open, backlog), at most
+            # the half-open cap (a reset), or a connect left pending
+            # past WAIT behind a full backlog, at most
             st.c["connect_refused"] += 1
             self.kinds.append("connect: %s" % e)
             return False

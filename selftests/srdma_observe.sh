@@ -36,7 +36,7 @@ rem_op_nak_sent rem_op_nak_rcvd rnr_retry_exceeded rx_dropped
 rx_malformed rx_bad_pkey rx_bad_service rx_bad_path rx_duplicate
 iwarp_connects iwarp_accepts iwarp_rejects_sent iwarp_rejects_rcvd
 iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
-iwarp_setup_refused iwarp_backlog_refused
+iwarp_setup_refused iwarp_backlog_refused iwarp_accept_paused
 cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc"
 
 # every documented counter is there, in sysfs and in rdma statistic

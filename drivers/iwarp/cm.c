@@ -31,11 +31,16 @@
  * iw_cm bounds only the events it has not delivered yet, and ucma only
  * those its process has not read, so a consumer that reads requests and
  * answers them late or never would otherwise let a peer hold any number
- * of sockets for a deadline each. While the backlog is full, new
- * connections are reset at once, and a set-up that finds it full is
- * rejected. Whoever erases the entry uncounts it (iwarp_request_taken());
- * the entry holds a reference on the listener for that, as it may outlive
- * the listener's stop (iw_cm's consumer may still accept it).
+ * of sockets for a deadline each. A full backlog makes a peer wait, as
+ * TCP does, rather than fail: the listener stops taking connections from
+ * its TCP sockets' accept queues, which the same backlog bounds (TCP
+ * drops SYNs beyond it and clients retry), and a set-up whose request is
+ * in by then waits for a slot within its own deadline and the half-open
+ * cap. Whoever erases the entry frees its slot (iwarp_request_taken()),
+ * which goes to the oldest waiting set-up, else lets the listener take
+ * connections again. The entry holds a reference on the listener for
+ * that, as it may outlive the listener's stop (iw_cm's consumer may still
+ * accept it).
  *
  * Sockets hold no reference on their namespace; net.c counts them and
  * ends them when the namespace goes.
@@ -71,6 +76,7 @@ static struct iwarp_ep *iwarp_ep_alloc(struct srdma_dev *dev, bool active)
 	INIT_WORK(&ep->setup_work, iwarp_setup_work);
 	timer_setup(&ep->timer, iwarp_setup_expire, 0);
 	INIT_LIST_HEAD(&ep->half_open);
+	INIT_LIST_HEAD(&ep->wait_node);
 	INIT_LIST_HEAD(&ep->net_node);
 	INIT_DELAYED_WORK(&ep->close_work, iwarp_close_work);
 	return ep;
@@ -799,26 +805,65 @@ int srdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 }
 
 /*
- * Room in @l's backlog for one more request? Counts it if so, in
- * ep->req_listener with a reference of its own. The set-up calls it
- * before it publishes the request.
+ * The set-up's request is in: take a slot in its listener's backlog, in
+ * ep->req_listener with a listener reference of its own, before the
+ * request is published. With none free it waits on l->waiting
+ * (-EINPROGRESS) until iwarp_backlog_free_locked() grants it one and
+ * kicks it. Waiting costs nothing the half-open cap and the set-up
+ * deadline do not bound already: a peer holds no more this way than by
+ * sending its request slowly. One that gave up meanwhile gives its place
+ * up too (-ENOTCONN).
  */
-static bool iwarp_request_admit(struct iwarp_ep *ep, struct iwarp_listener *l)
+static int iwarp_request_admit(struct iwarp_ep *ep)
 {
-	bool ok;
+	struct iwarp_listener *l = ep->listener;
+	int err = 0;
 
 	spin_lock_bh(&l->lock);
-	ok = l->npending < l->backlog;
-	if (ok)
+	if (ep->req_listener) {
+		/* granted while it waited */
+	} else if (l->npending < l->backlog) {
+		/* so none waits: a slot freed while any did went to them */
 		l->npending++;
-	spin_unlock_bh(&l->lock);
-	if (!ok) {
-		iwarp_count(ep->dev, IWARP_CNT_BACKLOG_REFUSED);
-		return false;
+		kref_get(&l->ref);	/* the set-up holds one: l is alive */
+		ep->req_listener = l;
+	} else if (READ_ONCE(ep->sock->sk->sk_state) != TCP_ESTABLISHED) {
+		err = -ENOTCONN;
+	} else {
+		if (list_empty(&ep->wait_node))
+			list_add_tail(&ep->wait_node, &l->waiting);
+		err = -EINPROGRESS;
 	}
-	kref_get(&l->ref);		/* the set-up holds one: l is alive */
-	ep->req_listener = l;
-	return true;
+	spin_unlock_bh(&l->lock);
+	return err;
+}
+
+/*
+ * A slot in @l's backlog is free: it passes to the set-up that has waited
+ * longest, else the listener takes connections again if it stopped for
+ * want of room. The accept work is queued only while the listener is not
+ * dying, which iwarp_listener_shut() sets under this lock before it
+ * cancels the work: none is queued after that.
+ */
+static void iwarp_backlog_free_locked(struct iwarp_listener *l)
+{
+	struct iwarp_ep *w;
+
+	lockdep_assert_held(&l->lock);
+	w = list_first_entry_or_null(&l->waiting, struct iwarp_ep, wait_node);
+	if (w) {
+		/* it holds its set-up reference while it is on the list */
+		list_del_init(&w->wait_node);
+		kref_get(&l->ref);
+		w->req_listener = l;
+		iwarp_setup_kick(w);
+		return;
+	}
+	l->npending--;
+	if (l->accept_paused && !l->dying) {
+		l->accept_paused = false;
+		queue_work(srdma_unbound_wq, &l->accept_work);
+	}
 }
 
 /*
@@ -837,8 +882,9 @@ static int iwarp_request_add(struct iwarp_ep *ep)
 
 /*
  * @ep is out of the table (or never got in), and the caller owns it:
- * nothing kicks it now, and its listener's backlog has room again. Once
- * per request, by whoever erased it; the listener may be stopped by now.
+ * nothing kicks it now, and its slot in its listener's backlog is free
+ * again. Once per request, by whoever erased it, or by its set-up when it
+ * fails off the waiting list; the listener may be stopped by now.
  */
 static void iwarp_request_taken(struct iwarp_ep *ep)
 {
@@ -846,10 +892,10 @@ static void iwarp_request_taken(struct iwarp_ep *ep)
 
 	del_timer_sync(&ep->timer);
 	if (!l)
-		return;			/* refused before it was published */
+		return;			/* it never had a slot */
 	ep->req_listener = NULL;
 	spin_lock_bh(&l->lock);
-	l->npending--;
+	iwarp_backlog_free_locked(l);
 	spin_unlock_bh(&l->lock);
 	iwarp_listener_put(l);
 }
@@ -971,10 +1017,10 @@ static void iwarp_setup_hand_off(struct iwarp_ep *ep)
 	/* armed before it is published: a taker's del_timer_sync is final */
 	mod_timer(&ep->timer, jiffies + IWARP_ACCEPT_TIMEOUT);
 	/*
-	 * A stopping listener's iw_cm would drop the request unanswered;
-	 * one whose backlog is full has no room for it.
+	 * A stopping listener's iw_cm would drop the request unanswered. It
+	 * has a slot in the backlog (iwarp_request_admit()) either way.
 	 */
-	if (!READ_ONCE(l->dying) && iwarp_request_admit(ep, l))
+	if (!READ_ONCE(l->dying))
 		err = iwarp_request_add(ep);
 	if (!err)
 		err = iwarp_event(ep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
@@ -993,28 +1039,55 @@ static void iwarp_setup_hand_off(struct iwarp_ep *ep)
 	iwarp_setup_leave_listener(ep);
 }
 
-/* Passive side: read the MPA request, tell iw_cm. */
+/*
+ * A passive set-up failed: off the waiting list first, so that no slot is
+ * granted to it after that, then give back one that was. A request that
+ * waited for a slot gets a reject, as one the deadline took from the
+ * table does; only a peer that gave up waiting (-ENOTCONN) gets none.
+ */
+static void iwarp_setup_passive_fail(struct iwarp_ep *ep, int err)
+{
+	struct iwarp_listener *l = ep->listener;
+
+	spin_lock_bh(&l->lock);
+	list_del_init(&ep->wait_node);
+	spin_unlock_bh(&l->lock);
+	iwarp_request_taken(ep);
+	if (!ep->req_in) {
+		if (err == -ETIMEDOUT)
+			iwarp_count(ep->dev, IWARP_CNT_SETUP_TIMEOUT);
+	} else if (err != -ENOTCONN) {
+		/* the consumer kept its backlog full for the whole deadline */
+		if (err == -ETIMEDOUT)
+			iwarp_count(ep->dev, IWARP_CNT_BACKLOG_REFUSED);
+		iwarp_mpa_send(ep, false, true, NULL, 0);
+	}
+	iwarp_setup_leave_listener(ep);
+	iwarp_ep_put(ep);		/* the set-up's reference */
+}
+
+/* Passive side: read the MPA request, wait for room, tell iw_cm. */
 static void iwarp_setup_passive(struct iwarp_ep *ep)
 {
 	int err;
 
 	err = iwarp_setup_check(ep);
-	if (!err)
+	if (!err && !ep->req_in) {
 		err = iwarp_mpa_recv_request(ep);
+		ep->req_in = !err;
+	}
+	if (!err)
+		err = iwarp_request_admit(ep);
 	if (err == -EINPROGRESS)
 		return;
 	ibdev_dbg_ratelimited(&ep->dev->ibdev, "mpa request received: %d\n",
 			      err);
 	iwarp_setup_end(ep);
 	iwarp_obs_setup(ep, err);
-	if (err) {
-		if (err == -ETIMEDOUT)
-			iwarp_count(ep->dev, IWARP_CNT_SETUP_TIMEOUT);
-		iwarp_setup_leave_listener(ep);
-		iwarp_ep_put(ep);	/* the set-up's reference */
-		return;
-	}
-	iwarp_setup_hand_off(ep);
+	if (err)
+		iwarp_setup_passive_fail(ep, err);
+	else
+		iwarp_setup_hand_off(ep);
 }
 
 static void iwarp_setup_work(struct work_struct *work)
@@ -1133,24 +1206,43 @@ static void iwarp_listen_data_ready(struct sock *sk)
 }
 
 /*
- * Room for one more connection in set-up? Counts it if so. A listener
- * whose backlog is full of unanswered requests takes none, as a TCP
- * listener with a full accept queue takes none.
+ * Room for one more connection in set-up? Counts it if so; the caller
+ * resets one beyond the half-open cap, which bounds what peers flooding
+ * the listener with set-ups hold, whatever the consumer does.
  */
 static bool iwarp_listener_admit(struct iwarp_listener *l)
 {
-	bool full, ok;
+	bool ok;
 
 	spin_lock_bh(&l->lock);
-	full = l->npending >= l->backlog;
-	ok = !full && l->nhalf < IWARP_MAX_HALF_OPEN;
+	ok = l->nhalf < IWARP_MAX_HALF_OPEN;
 	if (ok)
 		l->nhalf++;
 	spin_unlock_bh(&l->lock);
 	if (!ok)
-		iwarp_count(l->dev, full ? IWARP_CNT_BACKLOG_REFUSED :
-					   IWARP_CNT_SETUP_REFUSED);
+		iwarp_count(l->dev, IWARP_CNT_SETUP_REFUSED);
 	return ok;
+}
+
+/*
+ * May the accept work take a connection from the accept queue? Not while
+ * the backlog is full of requests the consumer has not answered: the
+ * connections stay queued in TCP, as they would for a TCP server that
+ * does not call accept(), until iwarp_backlog_free_locked() makes room
+ * and queues the work again. Counted once per pause.
+ */
+static bool iwarp_listener_room(struct iwarp_listener *l)
+{
+	bool room;
+
+	spin_lock_bh(&l->lock);
+	room = l->npending < l->backlog;
+	if (!room && !l->accept_paused) {
+		l->accept_paused = true;
+		iwarp_count(l->dev, IWARP_CNT_ACCEPT_PAUSED);
+	}
+	spin_unlock_bh(&l->lock);
+	return room;
 }
 
 /* A new connection: start its set-up, or close it at once. */
@@ -1196,6 +1288,15 @@ static void iwarp_accept_one(struct iwarp_listener *l, struct socket *ns)
 	iwarp_setup_kick(ep);		/* the request may be in already */
 }
 
+/*
+ * A connection waits in @s's accept queue. Unlocked: one queued after the
+ * look runs data_ready, which queues the accept work again.
+ */
+static bool iwarp_listen_queued(struct socket *s)
+{
+	return !reqsk_queue_empty(&inet_csk(s->sk)->icsk_accept_queue);
+}
+
 static void iwarp_accept_work(struct work_struct *work)
 {
 	struct iwarp_listener *l = container_of(work, struct iwarp_listener,
@@ -1205,8 +1306,13 @@ static void iwarp_accept_work(struct work_struct *work)
 	int i;
 
 	for (i = 0; i < l->nsocks; i++) {
-		while (!READ_ONCE(l->dying) &&
-		       !kernel_accept(l->socks[i], &ns, O_NONBLOCK)) {
+		struct socket *s = l->socks[i];
+
+		while (!READ_ONCE(l->dying) && iwarp_listen_queued(s)) {
+			if (!iwarp_listener_room(l))
+				return;		/* paused, for every socket */
+			if (kernel_accept(s, &ns, O_NONBLOCK))
+				break;
 			iwarp_accept_one(l, ns);
 			if (--budget)
 				continue;
@@ -1358,7 +1464,13 @@ static void iwarp_listener_shut(struct iwarp_listener *l)
 	struct iwarp_ep *ep;
 	int i;
 
+	/*
+	 * Under the lock: a backlog slot freed from here on (by a request
+	 * that outlives the stop) queues no accept work after the cancel.
+	 */
+	spin_lock_bh(&l->lock);
 	WRITE_ONCE(l->dying, true);
+	spin_unlock_bh(&l->lock);
 	for (i = 0; i < l->nsocks; i++) {
 		struct sock *sk = l->socks[i]->sk;
 
@@ -1375,8 +1487,9 @@ static void iwarp_listener_shut(struct iwarp_listener *l)
 	l->nsocks = 0;
 
 	/*
-	 * No set-up outlives its listener: end them and wait. Requests
-	 * may: their erasers uncount them (iwarp_request_taken()).
+	 * No set-up outlives its listener, waiting for a backlog slot or
+	 * not: end them and wait. Requests may: their erasers free their
+	 * slots (iwarp_request_taken()).
 	 */
 	spin_lock_bh(&l->lock);
 	list_for_each_entry(ep, &l->half_open, half_open)
@@ -1415,6 +1528,7 @@ int srdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	spin_lock_init(&l->lock);
 	mutex_init(&l->stop_lock);
 	INIT_LIST_HEAD(&l->half_open);
+	INIT_LIST_HEAD(&l->waiting);
 	INIT_LIST_HEAD(&l->net_node);
 	init_waitqueue_head(&l->wq);
 	l->dev = to_sdev(id->device);

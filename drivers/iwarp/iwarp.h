@@ -43,7 +43,8 @@ enum iwarp_counter {
 	IWARP_CNT_REJECTS_RCVD,
 	IWARP_CNT_MPA_FAILURES,		/* MPA frames refused, either side */
 	IWARP_CNT_ABORTS,		/* connections closed with a RST */
-	IWARP_CNT_BACKLOG_REFUSED,	/* listener's backlog all unanswered */
+	IWARP_CNT_BACKLOG_REFUSED,	/* waited for backlog room in vain */
+	IWARP_CNT_ACCEPT_PAUSED,	/* listener left its TCP queue alone */
 	IWARP_CNT_MAX,
 };
 
@@ -141,6 +142,7 @@ struct iwarp_ep {
 	struct work_struct setup_work;
 	struct timer_list timer;	/* set-up deadline */
 	struct list_head half_open;	/* passive: on the listener's list */
+	struct list_head wait_node;	/* ...and its waiting list, if full */
 	struct delayed_work close_work;
 
 	struct mpa_frame mpa;		/* the peer's frame header */
@@ -150,6 +152,7 @@ struct iwarp_ep {
 	u8 rev;				/* MPA revision of the request */
 	bool enhanced;			/* RFC 6581 IRD/ORD exchanged */
 	u8 req_flags;			/* flags of the MPA request */
+	bool req_in;			/* passive: its MPA request is in */
 	/*
 	 * Private data in flight, set-up only: ours until the request is
 	 * sent (active), then the peer's until the event that hands it to
@@ -180,12 +183,16 @@ struct iwarp_listener {
 	struct iwarp_net *inet;		/* until stopped */
 	struct list_head net_node;	/* on inet's list, likewise */
 	unsigned int net_pass;		/* the netns exit's last look */
-	spinlock_t lock;		/* half_open, nhalf, npending */
+	spinlock_t lock;		/* lists, counts below; sets dying */
 	struct list_head half_open;	/* endpoints in MPA set-up */
 	u32 nhalf;
 	wait_queue_head_t wq;		/* stop waits for nhalf == 0 */
 	u32 backlog;			/* most requests it holds unanswered */
-	u32 npending;			/* its requests in iwarp_requests */
+	/* backlog slots taken: requests in iwarp_requests or about to be */
+	u32 npending;
+	/* set-ups whose request is in, waiting for a slot, oldest first */
+	struct list_head waiting;
+	bool accept_paused;		/* backlog full: accept_work stopped */
 };
 
 enum iwarp_rx_state {

@@ -27,6 +27,7 @@ const char *const iwarp_counter_names[IWARP_CNT_MAX] = {
 	[IWARP_CNT_MPA_FAILURES] = "iwarp_mpa_failures",
 	[IWARP_CNT_ABORTS] = "iwarp_aborts",
 	[IWARP_CNT_BACKLOG_REFUSED] = "iwarp_backlog_refused",
+	[IWARP_CNT_ACCEPT_PAUSED] = "iwarp_accept_paused",
 };
 
 static void iwarp_obs_trace(struct iwarp_ep *ep, const char *step, int err)
