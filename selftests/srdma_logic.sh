@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/rdma_lib.sh"
 
 # drivers/selftest/run.c's groups, in the order it runs them
-GROUPS_WANT="psn icrc parse dcqcn keys sq publish mpa fpdu"
+GROUPS_WANT="psn icrc parse dcqcn keys sq publish handlers mpa fpdu"
 MARK=logic.$$
 
 tap_require_root

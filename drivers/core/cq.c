@@ -13,6 +13,56 @@ static u32 srdma_cq_elem_size(bool is_user)
 	return is_user ? sizeof(struct ib_uverbs_wc) : sizeof(struct ib_wc);
 }
 
+/* What srdma_cq_post() left for the tasklet to call: bits of cq->due. */
+enum {
+	SRDMA_CQ_COMP_DUE,		/* the armed notification fired */
+	SRDMA_CQ_ERR_DUE,		/* the CQ overflowed: IB_EVENT_CQ_ERR */
+};
+
+/*
+ * The consumer's handlers run here, in softirq, with no lock of srdma's
+ * held. srdma_cq_post() runs under the transports' locks (RoCE's
+ * responder's, iWARP's recv_lock) and the QP's state_lock, while a
+ * handler may post, poll and re-arm on the CQ and its QPs: a ULP with a
+ * comp_handler of its own may post a SEND from it, which on RoCE takes
+ * the responder's lock again. A tasklet costs one softirq hop, run at
+ * the end of the receive softirq that posted the completion, where a
+ * work item would wait for a worker; and it never runs on two CPUs at
+ * once, so a CQ's handlers are not re-entered. User CQs take the same
+ * path: ib_uverbs' handlers only queue an event and wake its reader, who
+ * then waits for a context switch far longer than the hop.
+ *
+ * A notification is one-shot, armed by req_notify_cq. One fired while
+ * the tasklet is pending joins that call; one fired while it runs
+ * schedules it again: every arming that fired gets a call after the
+ * completion that fired it.
+ */
+static void srdma_cq_tasklet(struct tasklet_struct *t)
+{
+	struct srdma_cq *cq = from_tasklet(cq, t, tasklet);
+	unsigned long due = xchg(&cq->due, 0);
+
+	if ((due & BIT(SRDMA_CQ_COMP_DUE)) && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	if ((due & BIT(SRDMA_CQ_ERR_DUE)) && cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.element.cq = &cq->ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+}
+
+/* Leave a handler call to the tasklet; any context, cq->lock held. */
+static void srdma_cq_defer(struct srdma_cq *cq, unsigned int what)
+{
+	lockdep_assert_held(&cq->lock);
+	set_bit(what, &cq->due);
+	tasklet_schedule(&cq->tasklet);
+}
+
 int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
@@ -33,6 +83,7 @@ int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
+	tasklet_setup(&cq->tasklet, srdma_cq_tasklet);
 	cq->is_user = !!udata;
 	err = srdma_queue_init(dev, &cq->q, attr->cqe,
 			       srdma_cq_elem_size(cq->is_user), udata,
@@ -55,11 +106,30 @@ err_count:
 	return err;
 }
 
+/*
+ * ib_free_cq() calls this before it stops the polling its comp_handler
+ * schedules (irq_poll, cq->work): a handler call still pending must be
+ * over by then, or it would schedule that polling again on a CQ about to
+ * be freed. ib_core refuses to get here while QPs use the CQ, and only
+ * their completions schedule the tasklet, so once tasklet_kill() has
+ * waited for a pending or running call, none can follow. Process context.
+ */
+int srdma_pre_destroy_cq(struct ib_cq *ibcq)
+{
+	tasklet_kill(&to_scq(ibcq)->tasklet);
+	return 0;
+}
+
 int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct srdma_cq *cq = to_scq(ibcq);
 
-	/* ib_core refuses while QPs or SRQs still use this CQ */
+	/*
+	 * ib_core refuses while QPs or SRQs still use this CQ. Other paths
+	 * than ib_free_cq() come here without srdma_pre_destroy_cq(): no
+	 * handler call may come once the consumer is told the CQ is gone.
+	 */
+	srdma_pre_destroy_cq(ibcq);
 	srdma_queue_fini(&cq->q);
 	atomic_dec(&to_sdev(ibcq->device)->num_cq);
 	return 0;
@@ -119,8 +189,9 @@ static void srdma_fill_uwc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 }
 
 /*
- * Post one completion. Returns -ENOSPC on overflow, after raising the CQ
- * error event; the caller then moves its QP to the error state.
+ * Post one completion. Returns -ENOSPC on overflow, the CQ error event
+ * left to the tasklet as the completion handler is; the caller then
+ * moves its QP to the error state.
  */
 int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
 {
@@ -132,20 +203,12 @@ int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(cq->overflowed ||
 		     ((cq->prod + 1) & cq->q.index_mask) == srdma_cq_cons(cq))) {
-		bool first = !cq->overflowed;
-
+		/* one event per overflow: it lasts until a resize */
+		if (!cq->overflowed)
+			srdma_cq_defer(cq, SRDMA_CQ_ERR_DUE);
 		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
 		srdma_count(dev, SRDMA_CNT_CQ_OVERFLOW);
-		if (first && cq->ibcq.event_handler) {
-			struct ib_event ev = {
-				.device = cq->ibcq.device,
-				.element.cq = &cq->ibcq,
-				.event = IB_EVENT_CQ_ERR,
-			};
-
-			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-		}
 		return -ENOSPC;
 	}
 
@@ -161,12 +224,11 @@ int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc, bool solicited)
 	notify = cq->notify == IB_CQ_NEXT_COMP ||
 		 (cq->notify == IB_CQ_SOLICITED &&
 		  (solicited || wc->status != IB_WC_SUCCESS));
-	if (notify)
+	if (notify) {
 		cq->notify = 0;
+		srdma_cq_defer(cq, SRDMA_CQ_COMP_DUE);
+	}
 	spin_unlock_irqrestore(&cq->lock, flags);
-
-	if (notify && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	return 0;
 }
 

@@ -125,6 +125,7 @@ static const struct ib_device_ops srdma_core_ops = {
 	.post_recv = srdma_post_recv,
 	.post_send = srdma_post_send,
 	.post_srq_recv = srdma_post_srq_recv,
+	.pre_destroy_cq = srdma_pre_destroy_cq,
 	.query_ah = srdma_query_ah,
 	.query_device = srdma_query_device,
 	.query_pkey = srdma_query_pkey,

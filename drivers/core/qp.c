@@ -153,6 +153,7 @@ int srdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->state_lock);
 	INIT_WORK(&qp->error_work, srdma_qp_error_work);
 	INIT_WORK(&qp->ring_work, srdma_ring_work);
+	INIT_WORK(&qp->event_work, srdma_qp_event_work);
 	qp->is_user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_scq(init->send_cq);

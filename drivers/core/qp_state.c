@@ -98,16 +98,44 @@ static void srdma_apply_values(struct srdma_qp *qp, struct ib_qp_attr *attr,
 	}
 }
 
+/*
+ * The QP's async events reach the consumer from event_work, with no lock
+ * of srdma's held: they are found under the transports' locks, with
+ * interrupts off in a kernel ULP's post, or in modify_qp under
+ * modify_lock, while the handler may call verbs on the QP. The work
+ * holds a QP reference, which destroy_qp waits for: no handler runs
+ * after destroy returns. None is to be had once destroy has begun; an
+ * event then is not raised, as the consumer is done with the QP. An
+ * event that comes again before the work ran is raised once: QP_FATAL
+ * and SQ_DRAINED each tell of a state, not a count.
+ */
 static void srdma_qp_event(struct srdma_qp *qp, enum ib_event_type type)
 {
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = type,
-	};
+	/* a synthetic QP of the self-tests has neither handler nor work */
+	if (!qp->ibqp.event_handler)
+		return;
+	if (WARN_ON_ONCE(type >= BITS_PER_LONG))
+		return;
+	set_bit(type, &qp->events);
+	srdma_qp_queue_work(qp, &qp->event_work);
+}
 
-	if (qp->ibqp.event_handler)
+void srdma_qp_event_work(struct work_struct *work)
+{
+	struct srdma_qp *qp = container_of(work, struct srdma_qp, event_work);
+	unsigned long events = xchg(&qp->events, 0);
+	unsigned int type;
+
+	for_each_set_bit(type, &events, BITS_PER_LONG) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = type,
+		};
+
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	srdma_qp_put(qp);
 }
 
 /* RESET empties both rings without completions (IBTA 10.3.1). */
@@ -229,8 +257,8 @@ int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /*
  * The transport's SQ has drained in SQD: nothing started is outstanding
- * any more. Reported once per entry to SQD. Any context but atomic-safe
- * event handlers' (as for IB_EVENT_QP_FATAL).
+ * any more. Reported once per entry to SQD. Any context: the event is
+ * raised from event_work.
  */
 void srdma_qp_sq_drained(struct srdma_qp *qp)
 {

@@ -19,6 +19,7 @@
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/completion.h>
+#include <linux/interrupt.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -173,6 +174,10 @@ static inline struct srdma_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct srdma_ah, ibah);
 }
 
+/*
+ * A CQ's handlers (comp_handler, and event_handler for IB_EVENT_CQ_ERR)
+ * are called from its tasklet, never from srdma_cq_post(): cq.c says why.
+ */
 struct srdma_cq {
 	struct ib_cq ibcq;
 	struct srdma_queue q;
@@ -181,6 +186,8 @@ struct srdma_cq {
 	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed */
 	bool is_user;
 	bool overflowed;
+	unsigned long due;		/* handler calls for the tasklet: cq.c */
+	struct tasklet_struct tasklet;
 };
 
 static inline struct srdma_cq *to_scq(struct ib_cq *ibcq)
@@ -299,6 +306,7 @@ struct srdma_srq {
 	u32 limit;			/* armed when non-zero */
 	u32 srq_num;
 	bool is_user;
+	struct tasklet_struct limit_tasklet;	/* raises the limit event */
 };
 
 static inline struct srdma_srq *to_ssrq(struct ib_srq *ibsrq)
@@ -403,6 +411,8 @@ struct srdma_qp {
 	void *tp_priv;			/* the transport's state */
 	struct work_struct error_work;	/* srdma_qp_error() in hard irq */
 	struct work_struct ring_work;	/* the rest of a batched ring walk */
+	unsigned long events;		/* BIT(IB_EVENT_*) due: event_work */
+	struct work_struct event_work;	/* raises them, no lock held */
 };
 
 static inline struct srdma_qp *to_sqp(struct ib_qp *ibqp)
@@ -592,6 +602,7 @@ int srdma_ah_copy_av(struct srdma_dev *dev, u32 ah_num, struct ib_pd *pd,
 /* cq.c APIs: */
 int srdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
+int srdma_pre_destroy_cq(struct ib_cq *ibcq);
 int srdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int srdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int srdma_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
@@ -608,6 +619,7 @@ int srdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int srdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata);
 void srdma_qp_error_work(struct work_struct *work);
+void srdma_qp_event_work(struct work_struct *work);
 void srdma_ring_work(struct work_struct *work);
 void srdma_qp_queue_work(struct srdma_qp *qp, struct work_struct *work);
 

@@ -7,6 +7,26 @@
 
 #include "srdma.h"
 
+/*
+ * The limit event, raised in softirq with no lock of srdma's held: the
+ * transports take receives under their own locks, and the consumer's
+ * handler may post to the SRQ and re-arm it at once. A tasklet, not a
+ * work item: the consumer has to refill the SRQ before its senders run
+ * into RNR, and one softirq hop is the least delay.
+ */
+static void srdma_srq_limit_tasklet(struct tasklet_struct *t)
+{
+	struct srdma_srq *srq = from_tasklet(srq, t, limit_tasklet);
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
 static int srdma_srq_ring(struct srdma_dev *dev, struct srdma_srq *srq,
 			  u32 max_wr, u32 max_sge, struct ib_udata *udata,
 			  struct mminfo *mi)
@@ -50,6 +70,7 @@ int srdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	spin_lock_init(&srq->rq.lock);
 	spin_lock_init(&srq->cons_lock);
+	tasklet_setup(&srq->limit_tasklet, srdma_srq_limit_tasklet);
 	srq->is_user = !!udata;
 	srq->limit = a->srq_limit;
 	err = srdma_srq_ring(dev, srq, a->max_wr, a->max_sge, udata, &resp.mi);
@@ -176,7 +197,12 @@ int srdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct srdma_srq *srq = to_ssrq(ibsrq);
 
-	/* ib_core refuses while QPs still use this SRQ */
+	/*
+	 * ib_core refuses while QPs still use this SRQ, and only their
+	 * receives schedule the limit tasklet: once tasklet_kill() has waited
+	 * for a pending or running event, none can follow.
+	 */
+	tasklet_kill(&srq->limit_tasklet);
 	srdma_queue_fini(&srq->rq.q);
 	atomic_dec(&to_sdev(ibsrq->device)->num_srq);
 	return 0;
@@ -206,7 +232,6 @@ bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
 		   struct ib_sge *sge, u32 max_sge)
 {
 	unsigned long flags;
-	bool limit_hit = false;
 	u32 count;
 
 	spin_lock_irqsave(&srq->cons_lock, flags);
@@ -226,18 +251,8 @@ bool srdma_srq_pop(struct srdma_srq *srq, struct rxe_recv_wqe *out,
 	smp_store_release(&srq->rq.q.buf->consumer_index, srq->cons);
 	if (srq->limit && count - 1 < srq->limit) {
 		srq->limit = 0;		/* one event per arming */
-		limit_hit = true;
+		tasklet_schedule(&srq->limit_tasklet);
 	}
 	spin_unlock_irqrestore(&srq->cons_lock, flags);
-
-	if (limit_hit && srq->ibsrq.event_handler) {
-		struct ib_event ev = {
-			.device = srq->ibsrq.device,
-			.element.srq = &srq->ibsrq,
-			.event = IB_EVENT_SRQ_LIMIT_REACHED,
-		};
-
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	}
 	return true;
 }

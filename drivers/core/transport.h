@@ -265,8 +265,9 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
  * srdma_qp_error() - a fatal error on the QP
  * @qp: the QP
  *
- * Moves the QP to ERR, flushes its rings and raises IB_EVENT_QP_FATAL.
- * Any context; from a hard interrupt the rest is deferred.
+ * Moves the QP to ERR, flushes its rings and raises IB_EVENT_QP_FATAL
+ * (from the QP's event work, as every QP event). Any context; from a
+ * hard interrupt the rest is deferred.
  */
 void srdma_qp_error(struct srdma_qp *qp);
 
@@ -284,8 +285,7 @@ void srdma_qp_closed(struct srdma_qp *qp);
  * @qp: the QP
  *
  * For transports with @sqd_drains: in SQD, raises IB_EVENT_SQ_DRAINED if
- * the consumer asked for it, once per entry to SQD. Any context but the
- * atomic-safe event handlers'.
+ * the consumer asked for it, once per entry to SQD. Any context.
  */
 void srdma_qp_sq_drained(struct srdma_qp *qp);
 
@@ -416,10 +416,11 @@ void srdma_flush(struct srdma_qp *qp, bool may_sleep);
  * @wc: the completion
  * @solicited: the event it carries is solicited
  *
- * Any context.
+ * Any context, any lock held: the consumer's completion handler and the
+ * CQ error event are called later from the CQ's tasklet, never from here.
  *
- * Return: 0, or -ENOSPC on overflow after raising the CQ error event;
- * the caller then moves its QP to ERR.
+ * Return: 0, or -ENOSPC on overflow, the CQ error event on its way; the
+ * caller then moves its QP to ERR.
  */
 int srdma_cq_post(struct srdma_cq *cq, const struct ib_wc *wc,
 		  bool solicited);

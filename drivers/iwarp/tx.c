@@ -653,8 +653,8 @@ void iwarp_tx_post(struct iwarp_qp *iqp)
 {
 	/*
 	 * Only a user doorbell (a syscall holding nothing) sends directly: a
-	 * kernel consumer may post from a completion handler that runs
-	 * under this very socket's lock, or inside an RCU section.
+	 * kernel consumer may post from a completion handler, in softirq,
+	 * or inside an RCU section.
 	 */
 	if (iqp->qp->is_user && preemptible() &&
 	    mutex_trylock(&iqp->tx_mutex)) {

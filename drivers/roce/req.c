@@ -473,9 +473,9 @@ static bool roce_req_idle(struct roce_qp *rqp)
 }
 
 /*
- * In SQD, raise IB_EVENT_SQ_DRAINED (through the core) once what was
- * started before has been acknowledged. Lock not held: the event
- * handler runs here.
+ * In SQD, raise IB_EVENT_SQ_DRAINED (through the core, which delivers it
+ * from the QP's event work) once what was started before has been
+ * acknowledged. Lock not held.
  */
 void roce_req_sqd_check(struct roce_qp *rqp)
 {

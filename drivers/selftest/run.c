@@ -30,6 +30,7 @@ static const struct srdma_st_group srdma_st_groups[] __initconst = {
 	{ "keys", srdma_st_keys },
 	{ "sq", srdma_st_sq },
 	{ "publish", srdma_st_publish },
+	{ "handlers", srdma_st_handlers },
 	{ "mpa", srdma_st_mpa },
 	{ "fpdu", srdma_st_fpdu },
 };

@@ -41,6 +41,9 @@ void srdma_st_sq(struct srdma_st *st);
 /* publish.c */
 void srdma_st_publish(struct srdma_st *st);
 
+/* handlers.c */
+void srdma_st_handlers(struct srdma_st *st);
+
 /* roce.c */
 void srdma_st_psn(struct srdma_st *st);
 void srdma_st_icrc(struct srdma_st *st);
