@@ -7,9 +7,12 @@
 # softirq and in a workqueue, FRWR with RDMA WRITE and READ, remote
 # invalidation, a QP taken to error inside ib_post_send (interrupts off;
 # hard interrupt), ib_drain_qp, a chain of 200 sends in one post (more
-# than srdma takes in one hold of its lock). The module runs each case on a fresh pair
-# of RC QPs on sroce0 and prints its result; lockdep on the debug kernel
-# checks the locking of each path.
+# than srdma takes in one hold of its lock), and CQs with a comp_handler
+# of the ULP's own: a ping-pong posted from inside it on the QP each
+# completion came from (handler_reentry), a CQ overflow whose CQ_ERR and
+# QP_FATAL handlers post on the failed QP (handler_cq_err). The module
+# runs each case on a fresh pair of RC QPs on sroce0 and prints its
+# result; lockdep on the debug kernel checks the locking of each path.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +22,7 @@ set -u
 KO=${SRDMA_KULP_KO:-$REPO/build/check/kmod/srdma_kulp.ko}
 # srdma_kulp.c's cases, in its order
 CASES="send_irqs_off send_hardirq frwr_rdma fatal_irqs_off fatal_hardirq drain
-chain_irqs_off chain_hardirq bad_post"
+chain_irqs_off chain_hardirq bad_post handler_reentry handler_cq_err"
 MARK=kulp.$$
 
 tap_require_root

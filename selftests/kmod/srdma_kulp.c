@@ -9,6 +9,11 @@
  * section, a bottom-half lock taken from a hard interrupt), and lockdep
  * on the debug kernel checks them only if something runs them.
  *
+ * Older ULPs create their CQs with a comp_handler of their own
+ * (ib_create_cq) and poll, re-arm and post from inside it, and call verbs
+ * from their event handlers: a driver that calls them under its own locks
+ * deadlocks there.
+ *
  * Loading it with dev=NAME gid_index=N runs every case on RC QP pairs
  * connected to each other on that RoCE device, prints "srdma_kulp: CASE:
  * ok" or "srdma_kulp: CASE: FAIL: why" for each, frees everything, and
@@ -17,6 +22,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -39,6 +45,12 @@ MODULE_PARM_DESC(timeout_ms, "how long to wait for each completion");
 #define KULP_CHAIN	200		/* WRs per chain: over 3 of srdma's batches */
 #define KULP_PIECE	16		/* bytes per WR of a chain */
 #define KULP_BAD_KEY	0xfffffffeU	/* a key no MR or MW of the test has */
+#define KULP_PP_LEN	1024		/* bytes per message of a ping-pong */
+#define KULP_PP_TX	0		/* ...sent from here in a QP's page */
+#define KULP_PP_RX	2048		/* ...received here */
+#define KULP_PP_ROUNDS	100
+#define KULP_CE_MAX	16		/* receives that overflow a small CQ */
+#define KULP_CE_LEN	64
 
 /* One work request's completion, as its CQ's callback saw it. */
 struct kulp_wc {
@@ -52,25 +64,56 @@ struct kulp_wc {
 	bool in_softirq;
 };
 
-/* Two RC QPs on one device, each the other's peer, and their memory. */
-struct kulp_pair {
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_cq *scq;		/* IB_POLL_SOFTIRQ: sends of both */
-	struct ib_cq *rcq;		/* IB_POLL_WORKQUEUE: receives of both */
-	struct ib_qp *a, *b;
-	void *abuf, *bbuf;		/* a page each, DMA mapped */
-	u64 adma, bdma;
-	struct completion fatal;	/* QP_FATAL on a */
-	struct kulp_wc wc[8];
-};
-
 /* Completions of many work requests, counted down. */
 struct kulp_count {
 	struct ib_cqe cqe;
 	atomic_t left;
 	atomic_t failed;		/* any status but success */
 	struct completion done;
+};
+
+/*
+ * A ping-pong driven from comp_handlers alone: each receive completion
+ * on b posts a receive and a SEND back on b, each on a the next round.
+ */
+struct kulp_pp {
+	struct ib_cqe a_rx, b_rx, tx;
+	int round;			/* a's receive handler's only */
+	atomic_t sent;			/* SENDs of both that succeeded */
+	const char *why;		/* the first failure */
+	struct completion done;		/* all rounds, or a failure */
+};
+
+/* What the handlers of an overflowing CQ and its QP did. */
+struct kulp_ce {
+	bool active;			/* b's QP_FATAL is the case's */
+	struct kulp_count sends;	/* a's SENDs that overflow b's CQ */
+	struct completion cq_err, fatal_b;
+	int arm, polled, cq_err_post;	/* in the CQ_ERR handler */
+	int fatal_post;			/* in b's QP_FATAL handler */
+};
+
+/* Two RC QPs on one device, each the other's peer, and their memory. */
+struct kulp_pair {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	/*
+	 * From ib_alloc_cq(): scq IB_POLL_SOFTIRQ, rcq IB_POLL_WORKQUEUE.
+	 * From ib_create_cq() with kulp_raw_comp() when @raw: then rcq
+	 * holds a's receives only, brcq b's.
+	 */
+	struct ib_cq *scq;		/* sends of both */
+	struct ib_cq *rcq;		/* receives of both, or a's */
+	struct ib_cq *brcq;		/* @raw: b's receives */
+	bool raw;
+	bool raw_irqs_off;		/* a raw handler had interrupts off */
+	struct ib_qp *a, *b;
+	void *abuf, *bbuf;		/* a page each, DMA mapped */
+	u64 adma, bdma;
+	struct completion fatal;	/* QP_FATAL on a */
+	struct kulp_wc wc[8];
+	struct kulp_pp pp;
+	struct kulp_ce ce;
 };
 
 /* A post from a hard interrupt. */
@@ -121,12 +164,48 @@ static int kulp_wait(struct kulp_wc *w, enum ib_wc_status want,
 	return 0;
 }
 
+static int kulp_ce_send(struct kulp_pair *p, struct kulp_wc *w);
+
 static void kulp_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct kulp_pair *p = ctx;
 
 	if (ev->event == IB_EVENT_QP_FATAL && ev->element.qp == p->a)
 		complete(&p->fatal);
+	/* handler_cq_err: a verb on the failed QP, from its own handler */
+	if (ev->event == IB_EVENT_QP_FATAL && ev->element.qp == p->b &&
+	    p->ce.active) {
+		p->ce.fatal_post = kulp_ce_send(p, &p->wc[1]);
+		complete(&p->ce.fatal_b);
+	}
+}
+
+/*
+ * A comp_handler of the ULP's own, as before struct ib_cqe: poll, hand
+ * each completion to its ib_cqe, re-arm, all inside the driver's call.
+ */
+static void kulp_raw_comp(struct ib_cq *cq, void *ctx)
+{
+	struct kulp_pair *p = ctx;
+	struct ib_wc wc;
+
+	if (irqs_disabled())
+		WRITE_ONCE(p->raw_irqs_off, true);
+	do {
+		while (ib_poll_cq(cq, 1, &wc) > 0)
+			wc.wr_cqe->done(cq, &wc);
+	} while (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+}
+
+static void kulp_cq_err(struct kulp_pair *p, struct ib_cq *cq);
+
+static void kulp_raw_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct kulp_pair *p = ctx;
+
+	if (ev->event == IB_EVENT_CQ_ERR && ev->element.cq == p->brcq)
+		kulp_cq_err(p, ev->element.cq);
 }
 
 static enum hrtimer_restart kulp_irq_fire(struct hrtimer *t)
@@ -215,13 +294,18 @@ static int kulp_send_recv(struct kulp_pair *p, const struct ib_send_wr *wr,
 	       kulp_wait(rw, IB_WC_SUCCESS, why);
 }
 
-static void kulp_fill(void *buf, u8 seed)
+static void kulp_pattern(void *buf, u8 seed, int len)
 {
 	u8 *b = buf;
 	int i;
 
-	for (i = 0; i < KULP_LEN; i++)
+	for (i = 0; i < len; i++)
 		b[i] = seed + i * 7;
+}
+
+static void kulp_fill(void *buf, u8 seed)
+{
+	kulp_pattern(buf, seed, KULP_LEN);
 }
 
 static int kulp_same(const void *x, const void *y, const char **why)
@@ -296,13 +380,14 @@ static int kulp_connect(struct kulp_pair *p, struct ib_qp *qp, u32 peer,
 			   IB_QP_MAX_QP_RD_ATOMIC, why);
 }
 
-static struct ib_qp *kulp_create_qp(struct kulp_pair *p, const char **why)
+static struct ib_qp *kulp_create_qp(struct kulp_pair *p, struct ib_cq *rcq,
+				    const char **why)
 {
 	struct ib_qp_init_attr init = {
 		.event_handler = kulp_qp_event,
 		.qp_context = p,
 		.send_cq = p->scq,
-		.recv_cq = p->rcq,
+		.recv_cq = rcq,
 		.cap = { .max_send_wr = KULP_WRS, .max_recv_wr = KULP_WRS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
@@ -337,17 +422,29 @@ static void kulp_buf_free(struct kulp_pair *p, void *buf, u64 dma)
 	free_page((unsigned long)buf);
 }
 
+static void kulp_cq_free(struct kulp_pair *p, struct ib_cq *cq)
+{
+	if (IS_ERR_OR_NULL(cq))
+		return;
+	if (p->raw)
+		ib_destroy_cq(cq);
+	else
+		ib_free_cq(cq);
+}
+
 static void kulp_pair_free(struct kulp_pair *p)
 {
-	/* QPs first: then no completion can name a kulp_wc of *p */
+	/*
+	 * QPs first: then no completion can name a kulp_wc of *p. The CQs
+	 * next: no handler of theirs runs once they are gone.
+	 */
 	if (!IS_ERR_OR_NULL(p->a))
 		ib_destroy_qp(p->a);
 	if (!IS_ERR_OR_NULL(p->b))
 		ib_destroy_qp(p->b);
-	if (!IS_ERR_OR_NULL(p->scq))
-		ib_free_cq(p->scq);
-	if (!IS_ERR_OR_NULL(p->rcq))
-		ib_free_cq(p->rcq);
+	kulp_cq_free(p, p->scq);
+	kulp_cq_free(p, p->rcq);
+	kulp_cq_free(p, p->brcq);
 	kulp_buf_free(p, p->abuf, p->adma);
 	kulp_buf_free(p, p->bbuf, p->bdma);
 	if (!IS_ERR_OR_NULL(p->pd))
@@ -355,9 +452,41 @@ static void kulp_pair_free(struct kulp_pair *p)
 	kfree(p);
 }
 
+static struct ib_cq *kulp_raw_cq(struct kulp_pair *p, int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+
+	return ib_create_cq(p->dev, kulp_raw_comp, kulp_raw_cq_event, p,
+			    &attr);
+}
+
+/*
+ * ib_alloc_cq() CQs, or with @raw_cqe CQs of kulp_raw_comp(), b's receive
+ * CQ that many entries long and not armed; the others are.
+ */
+static int kulp_pair_cqs(struct kulp_pair *p, int raw_cqe)
+{
+	if (!raw_cqe) {
+		p->scq = ib_alloc_cq(p->dev, p, 2 * KULP_WRS, 0,
+				     IB_POLL_SOFTIRQ);
+		p->rcq = ib_alloc_cq(p->dev, p, 2 * KULP_WRS, 0,
+				     IB_POLL_WORKQUEUE);
+		return IS_ERR(p->scq) || IS_ERR(p->rcq) ? -ENOMEM : 0;
+	}
+	p->raw = true;
+	p->scq = kulp_raw_cq(p, 2 * KULP_WRS);
+	p->rcq = kulp_raw_cq(p, KULP_WRS);
+	p->brcq = kulp_raw_cq(p, raw_cqe);
+	if (IS_ERR(p->scq) || IS_ERR(p->rcq) || IS_ERR(p->brcq))
+		return -ENOMEM;
+	ib_req_notify_cq(p->scq, IB_CQ_NEXT_COMP);
+	ib_req_notify_cq(p->rcq, IB_CQ_NEXT_COMP);
+	return 0;
+}
+
 static struct kulp_pair *kulp_pair_new(struct ib_device *dev,
 				       const struct ib_gid_attr *gid,
-				       const char **why)
+				       int raw_cqe, const char **why)
 {
 	struct kulp_pair *p = kzalloc(sizeof(*p), GFP_KERNEL);
 
@@ -372,10 +501,8 @@ static struct kulp_pair *kulp_pair_new(struct ib_device *dev,
 		*why = "ib_alloc_pd failed";
 		goto fail;
 	}
-	p->scq = ib_alloc_cq(dev, p, 2 * KULP_WRS, 0, IB_POLL_SOFTIRQ);
-	p->rcq = ib_alloc_cq(dev, p, 2 * KULP_WRS, 0, IB_POLL_WORKQUEUE);
-	if (IS_ERR(p->scq) || IS_ERR(p->rcq)) {
-		*why = "ib_alloc_cq failed";
+	if (kulp_pair_cqs(p, raw_cqe)) {
+		*why = "creating the CQs failed";
 		goto fail;
 	}
 	p->abuf = kulp_buf(p, &p->adma);
@@ -384,10 +511,10 @@ static struct kulp_pair *kulp_pair_new(struct ib_device *dev,
 		*why = "no memory for the buffers";
 		goto fail;
 	}
-	p->a = kulp_create_qp(p, why);
+	p->a = kulp_create_qp(p, p->rcq, why);
 	if (IS_ERR(p->a))
 		goto fail;
-	p->b = kulp_create_qp(p, why);
+	p->b = kulp_create_qp(p, p->raw ? p->brcq : p->rcq, why);
 	if (IS_ERR(p->b))
 		goto fail;
 	if (kulp_connect(p, p->a, p->b->qp_num, gid, why) ||
@@ -811,9 +938,278 @@ static int kulp_bad_post(struct kulp_pair *p, const char **why)
 	return kulp_send(p, false, why);
 }
 
+static void kulp_pp_fail(struct kulp_pp *pp, const char *why)
+{
+	if (!cmpxchg(&pp->why, NULL, why))
+		complete(&pp->done);
+}
+
+/* A ping-pong message into @qp's receive area, from a comp_handler. */
+static int kulp_pp_post_recv(struct kulp_pair *p, struct ib_qp *qp,
+			     struct ib_cqe *cqe, u64 dma)
+{
+	struct ib_sge sge = { .addr = dma + KULP_PP_RX, .length = KULP_PP_LEN,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_cqe = cqe, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+/* A ping-pong message from @qp's send area, from a comp_handler. */
+static int kulp_pp_post_send(struct kulp_pair *p, struct ib_qp *qp, u64 dma)
+{
+	struct ib_sge sge = { .addr = dma + KULP_PP_TX, .length = KULP_PP_LEN,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_cqe = &p->pp.tx, .sg_list = &sge,
+				 .num_sge = 1, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+
+	return ib_post_send(qp, &wr, NULL);
+}
+
+/* b got round N from a: check it, echo it back on b. */
+static void kulp_pp_b_rx(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kulp_pair *p = cq->cq_context;
+	struct kulp_pp *pp = &p->pp;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		kulp_pp_fail(pp, "a receive of b failed");
+		return;
+	}
+	/* a's send area holds this round until a gets the echo */
+	if (wc->byte_len != KULP_PP_LEN ||
+	    memcmp(p->bbuf + KULP_PP_RX, p->abuf + KULP_PP_TX, KULP_PP_LEN)) {
+		kulp_pp_fail(pp, "b received other bytes than a sent");
+		return;
+	}
+	memcpy(p->bbuf + KULP_PP_TX, p->bbuf + KULP_PP_RX, KULP_PP_LEN);
+	if (kulp_pp_post_recv(p, p->b, &pp->b_rx, p->bdma) ||
+	    kulp_pp_post_send(p, p->b, p->bdma))
+		kulp_pp_fail(pp, "posting on b from its comp_handler failed");
+}
+
+/* a got the echo of round N: check it, send round N + 1 on a. */
+static void kulp_pp_a_rx(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kulp_pair *p = cq->cq_context;
+	struct kulp_pp *pp = &p->pp;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		kulp_pp_fail(pp, "a receive of a failed");
+		return;
+	}
+	if (wc->byte_len != KULP_PP_LEN ||
+	    memcmp(p->abuf + KULP_PP_RX, p->abuf + KULP_PP_TX, KULP_PP_LEN)) {
+		kulp_pp_fail(pp, "the echo differs from what a sent");
+		return;
+	}
+	if (++pp->round == KULP_PP_ROUNDS) {
+		complete(&pp->done);
+		return;
+	}
+	kulp_pattern(p->abuf + KULP_PP_TX, pp->round, KULP_PP_LEN);
+	if (kulp_pp_post_recv(p, p->a, &pp->a_rx, p->adma) ||
+	    kulp_pp_post_send(p, p->a, p->adma))
+		kulp_pp_fail(pp, "posting on a from its comp_handler failed");
+}
+
+static void kulp_pp_tx(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kulp_pair *p = cq->cq_context;
+
+	if (wc->status != IB_WC_SUCCESS)
+		kulp_pp_fail(&p->pp, "a SEND of the ping-pong failed");
+	else
+		atomic_inc(&p->pp.sent);
+}
+
+/*
+ * KULP_PP_ROUNDS round trips, each message posted from inside the
+ * comp_handler that got the one before, on the QP it arrived on: the
+ * SEND goes out on the QP whose responder is delivering the completion
+ * (on RoCE it takes that responder's lock). Every byte is checked both
+ * ways, every SEND completes, and no handler had interrupts off.
+ */
+static int kulp_handler_reentry(struct kulp_pair *p, const char **why)
+{
+	struct kulp_pp *pp = &p->pp;
+	unsigned long end;
+	int ret;
+
+	pp->a_rx.done = kulp_pp_a_rx;
+	pp->b_rx.done = kulp_pp_b_rx;
+	pp->tx.done = kulp_pp_tx;
+	init_completion(&pp->done);
+	ib_req_notify_cq(p->brcq, IB_CQ_NEXT_COMP);
+	kulp_pattern(p->abuf + KULP_PP_TX, 0, KULP_PP_LEN);
+	ret = kulp_pp_post_recv(p, p->b, &pp->b_rx, p->bdma) ?:
+	      kulp_pp_post_recv(p, p->a, &pp->a_rx, p->adma) ?:
+	      kulp_pp_post_send(p, p->a, p->adma);
+	if (ret) {
+		*why = "posting the first round failed";
+		return ret;
+	}
+	if (!wait_for_completion_timeout(&pp->done,
+					 msecs_to_jiffies(timeout_ms))) {
+		pr_info("handler_reentry: %d of %d rounds\n", pp->round,
+			KULP_PP_ROUNDS);
+		*why = "the ping-pong stopped";
+		return -ETIMEDOUT;
+	}
+	end = jiffies + msecs_to_jiffies(timeout_ms);
+	while (!READ_ONCE(pp->why) &&
+	       atomic_read(&pp->sent) < 2 * KULP_PP_ROUNDS &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	if (pp->why) {
+		*why = pp->why;
+		return -EIO;
+	}
+	if (atomic_read(&pp->sent) != 2 * KULP_PP_ROUNDS) {
+		pr_info("handler_reentry: %d of %d SENDs completed\n",
+			atomic_read(&pp->sent), 2 * KULP_PP_ROUNDS);
+		*why = "SENDs of the ping-pong never completed";
+		return -ETIMEDOUT;
+	}
+	if (READ_ONCE(p->raw_irqs_off)) {
+		*why = "a comp_handler was called with interrupts off";
+		return -EIO;
+	}
+	return 0;
+}
+
+/* A SEND on b, from a handler of handler_cq_err: it completes on scq. */
+static int kulp_ce_send(struct kulp_pair *p, struct kulp_wc *w)
+{
+	struct ib_sge sge = { .addr = p->bdma, .length = KULP_CE_LEN,
+			      .lkey = p->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_cqe = kulp_cqe(w), .sg_list = &sge,
+				 .num_sge = 1, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+
+	return ib_post_send(p->b, &wr, NULL);
+}
+
+/*
+ * IB_EVENT_CQ_ERR on b's receive CQ: what a ULP does about it, from the
+ * handler. Re-arm the CQ, drain it, and post a SEND on the QP whose
+ * receives overflowed it (that QP's responder raised the event).
+ */
+static void kulp_cq_err(struct kulp_pair *p, struct ib_cq *cq)
+{
+	struct kulp_ce *ce = &p->ce;
+	struct ib_wc wc;
+	int polled = 0;
+
+	if (irqs_disabled())
+		WRITE_ONCE(p->raw_irqs_off, true);
+	ce->arm = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	while (ib_poll_cq(cq, 1, &wc) > 0)
+		polled += wc.status == IB_WC_SUCCESS;
+	ce->polled = polled;
+	ce->cq_err_post = kulp_ce_send(p, &p->wc[0]);
+	complete(&ce->cq_err);
+}
+
+/*
+ * b's receive CQ, a few entries long, overflows with one receive more:
+ * IB_EVENT_CQ_ERR, then QP_FATAL on b. Each handler calls verbs on the
+ * CQ or QP it was called for (kulp_cq_err(), kulp_qp_event()), and each
+ * of those verbs works: the CQ's completions are polled, the SENDs posted
+ * on b complete (flushed, as b is in error by then, or delivered to a).
+ */
+static int kulp_handler_cq_err(struct kulp_pair *p, const char **why)
+{
+	struct ib_send_wr swr[KULP_CE_MAX] = {};
+	struct ib_sge sge[KULP_CE_MAX];
+	struct kulp_ce *ce = &p->ce;
+	int n = p->brcq->cqe, i, ret;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	if (n + 1 > KULP_CE_MAX || (n + 1) * KULP_CE_LEN > PAGE_SIZE) {
+		*why = "b's receive CQ is longer than the case can fill";
+		return -EINVAL;
+	}
+	init_completion(&ce->cq_err);
+	init_completion(&ce->fatal_b);
+	kulp_count_init(&ce->sends, n + 1);
+	ce->active = true;
+	/* for the SEND from the CQ_ERR handler, should b still be up */
+	ret = kulp_post_recv(p->a, &p->wc[2], p->adma, p->pd->local_dma_lkey,
+			     why);
+	/* polled by the CQ_ERR handler, never handed to their ib_cqe */
+	for (i = 0; i <= n && !ret; i++)
+		ret = kulp_post_recv(p->b, &p->wc[4], p->bdma,
+				     p->pd->local_dma_lkey, why);
+	if (ret)
+		return ret;
+	for (i = 0; i <= n; i++) {
+		sge[i] = (struct ib_sge){ .addr = p->adma + i * KULP_CE_LEN,
+					  .length = KULP_CE_LEN,
+					  .lkey = p->pd->local_dma_lkey };
+		swr[i] = (struct ib_send_wr){ .wr_cqe = &ce->sends.cqe,
+					      .sg_list = &sge[i], .num_sge = 1,
+					      .opcode = IB_WR_SEND,
+					      .send_flags = IB_SEND_SIGNALED,
+					      .next = i < n ? &swr[i + 1] : NULL };
+	}
+	ret = ib_post_send(p->a, swr, NULL);
+	if (ret) {
+		*why = "posting the SENDs on a failed";
+		return ret;
+	}
+	if (!wait_for_completion_timeout(&ce->cq_err,
+					 msecs_to_jiffies(timeout_ms))) {
+		*why = "no IB_EVENT_CQ_ERR";
+		return -ETIMEDOUT;
+	}
+	if (ce->arm < 0 || ce->polled != n || ce->cq_err_post) {
+		pr_info("handler_cq_err: arm %d, %d of %d polled, post %d\n",
+			ce->arm, ce->polled, n, ce->cq_err_post);
+		*why = "a verb in the CQ_ERR handler failed";
+		return -EIO;
+	}
+	if (!wait_for_completion_timeout(&p->wc[0].done,
+					 msecs_to_jiffies(timeout_ms))) {
+		*why = "the SEND posted by the CQ_ERR handler never completed";
+		return -ETIMEDOUT;
+	}
+	if (p->wc[0].status != IB_WC_SUCCESS &&
+	    p->wc[0].status != IB_WC_WR_FLUSH_ERR) {
+		*why = "the SEND posted by the CQ_ERR handler failed";
+		return -EIO;
+	}
+	if (!wait_for_completion_timeout(&ce->fatal_b,
+					 msecs_to_jiffies(timeout_ms))) {
+		*why = "no QP_FATAL on b";
+		return -ETIMEDOUT;
+	}
+	if (ce->fatal_post) {
+		*why = "ib_post_send in b's QP_FATAL handler failed";
+		return -EIO;
+	}
+	ret = kulp_wait(&p->wc[1], IB_WC_WR_FLUSH_ERR, why);
+	if (ret)
+		return ret;
+	ret = ib_query_qp(p->b, &attr, IB_QP_STATE, &init);
+	if (ret || attr.qp_state != IB_QPS_ERR) {
+		*why = "b is not in ERR";
+		return -EIO;
+	}
+	if (READ_ONCE(p->raw_irqs_off)) {
+		*why = "a handler was called with interrupts off";
+		return -EIO;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct kulp_pair *p, const char **why);
+	int raw_cqe;	/* CQs of kulp_raw_comp(); b's receive CQ this long */
 } kulp_cases[] = {
 	{ "send_irqs_off", kulp_send_irqs_off },
 	{ "send_hardirq", kulp_send_hardirq },
@@ -824,6 +1220,8 @@ static const struct {
 	{ "chain_irqs_off", kulp_chain_irqs_off },
 	{ "chain_hardirq", kulp_chain_hardirq },
 	{ "bad_post", kulp_bad_post },
+	{ "handler_reentry", kulp_handler_reentry, KULP_WRS },
+	{ "handler_cq_err", kulp_handler_cq_err, 2 },
 };
 
 static int __init kulp_init(void)
@@ -845,7 +1243,8 @@ static int __init kulp_init(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(kulp_cases); i++) {
 		const char *why = "?";
-		struct kulp_pair *p = kulp_pair_new(dev, gid, &why);
+		struct kulp_pair *p = kulp_pair_new(dev, gid,
+						    kulp_cases[i].raw_cqe, &why);
 		int ret = p ? kulp_cases[i].run(p, &why) : -EIO;
 
 		if (p)
