@@ -649,7 +649,13 @@ static void roce_retrans_timeout(struct timer_list *t)
 	struct srdma_swqe *oldest;
 
 	spin_lock_bh(&rqp->lock);
-	if (rqp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	/*
+	 * An RNR NAK or a reset may have come while this callback waited for
+	 * the lock (their del_timer() misses a running callback): the RNR
+	 * timer or the reset owns the requester now.
+	 */
+	if (rqp->dead || rqp->resetting || rqp->rnr_wait ||
+	    (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    rqp->una_psn == rqp->next_psn)
 		goto out;
 	oldest = srdma_sq_pending(qp, rqp->req_ack, roce_req_catch_up(rqp));
