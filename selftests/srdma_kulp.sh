@@ -6,7 +6,8 @@
 # sends posted with interrupts off and from a hard interrupt, CQs polled in
 # softirq and in a workqueue, FRWR with RDMA WRITE and READ, remote
 # invalidation, a QP taken to error inside ib_post_send (interrupts off;
-# hard interrupt), ib_drain_qp, a chain of 200 sends in one post (more
+# hard interrupt), ib_drain_qp, ib_drain_qp of a QP on an SRQ (its Last
+# WQE Reached event, which 6.12's drain waits for), a chain of 200 sends in one post (more
 # than srdma takes in one hold of its lock), and CQs with a comp_handler
 # of the ULP's own: a ping-pong posted from inside it on the QP each
 # completion came from (handler_reentry), a CQ overflow whose CQ_ERR and
@@ -22,7 +23,7 @@ set -u
 KO=${SRDMA_KULP_KO:-$REPO/build/check/kmod/srdma_kulp.ko}
 # srdma_kulp.c's cases, in its order
 CASES="send_irqs_off send_hardirq frwr_rdma fatal_irqs_off fatal_hardirq drain
-chain_irqs_off chain_hardirq bad_post handler_reentry handler_cq_err"
+drain_srq chain_irqs_off chain_hardirq bad_post handler_reentry handler_cq_err"
 MARK=kulp.$$
 
 tap_require_root

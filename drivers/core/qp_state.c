@@ -138,6 +138,18 @@ void srdma_qp_event_work(struct work_struct *work)
 	srdma_qp_put(qp);
 }
 
+/*
+ * A QP on an SRQ that enters ERR has taken the last receive WQE it will
+ * (the flush ended the one in progress): IBTA's Last WQE Reached event,
+ * which a consumer waits for before it destroys the QP. ib_drain_qp()
+ * does from 6.10 on, a minute long before it gives up.
+ */
+static void srdma_qp_last_wqe(struct srdma_qp *qp)
+{
+	if (qp->ibqp.srq)
+		srdma_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
 /* RESET empties both rings without completions (IBTA 10.3.1). */
 static void srdma_qp_reset_rings(struct srdma_qp *qp)
 {
@@ -233,10 +245,12 @@ int srdma_modify_qp_locked(struct srdma_qp *qp, struct ib_qp_attr *attr,
 
 	if (dev->tp->qp_state_changed && next != cur)
 		dev->tp->qp_state_changed(qp, cur);
-	if (next == IB_QPS_ERR)
+	if (next == IB_QPS_ERR) {
 		srdma_flush(qp, true);
-	else if (next == IB_QPS_RTS)
+		srdma_qp_last_wqe(qp);
+	} else if (next == IB_QPS_RTS) {
 		srdma_sq_run(qp, true);	/* WQEs posted before RTS */
+	}
 	if (drained)
 		srdma_qp_event(qp, IB_EVENT_SQ_DRAINED);
 out:
@@ -282,6 +296,7 @@ static void srdma_qp_error_finish(struct srdma_qp *qp, bool fatal,
 	srdma_flush(qp, may_sleep);
 	if (fatal)
 		srdma_qp_event(qp, IB_EVENT_QP_FATAL);
+	srdma_qp_last_wqe(qp);
 }
 
 /* srdma_qp_error() from a hard interrupt, finished in process context. */

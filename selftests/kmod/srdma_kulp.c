@@ -111,6 +111,7 @@ struct kulp_pair {
 	void *abuf, *bbuf;		/* a page each, DMA mapped */
 	u64 adma, bdma;
 	struct completion fatal;	/* QP_FATAL on a */
+	struct completion last_wqe;	/* LAST_WQE_REACHED on any QP */
 	struct kulp_wc wc[8];
 	struct kulp_pp pp;
 	struct kulp_ce ce;
@@ -172,6 +173,8 @@ static void kulp_qp_event(struct ib_event *ev, void *ctx)
 
 	if (ev->event == IB_EVENT_QP_FATAL && ev->element.qp == p->a)
 		complete(&p->fatal);
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		complete(&p->last_wqe);
 	/* handler_cq_err: a verb on the failed QP, from its own handler */
 	if (ev->event == IB_EVENT_QP_FATAL && ev->element.qp == p->b &&
 	    p->ce.active) {
@@ -496,6 +499,7 @@ static struct kulp_pair *kulp_pair_new(struct ib_device *dev,
 	}
 	p->dev = dev;
 	init_completion(&p->fatal);
+	init_completion(&p->last_wqe);
 	p->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(p->pd)) {
 		*why = "ib_alloc_pd failed";
@@ -1206,6 +1210,65 @@ static int kulp_handler_cq_err(struct kulp_pair *p, const char **why)
 	return 0;
 }
 
+/*
+ * A QP on an SRQ, drained: it must report its last WQE taken
+ * (IB_EVENT_QP_LAST_WQE_REACHED) as it enters ERR, and ib_drain_qp()
+ * must not wait for it in vain (from 6.10 on it waits a minute).
+ */
+static int kulp_drain_srq(struct kulp_pair *p, const char **why)
+{
+	struct ib_srq_init_attr sinit = {
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr init = {
+		.event_handler = kulp_qp_event,
+		.qp_context = p,
+		.send_cq = p->scq,
+		.recv_cq = p->rcq,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	unsigned long t0;
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+	int ret;
+
+	srq = ib_create_srq(p->pd, &sinit);
+	if (IS_ERR(srq)) {
+		*why = "ib_create_srq failed";
+		return PTR_ERR(srq);
+	}
+	init.srq = srq;
+	qp = ib_create_qp(p->pd, &init);
+	if (IS_ERR(qp)) {
+		*why = "ib_create_qp on an SRQ failed";
+		ret = PTR_ERR(qp);
+		goto out_srq;
+	}
+	ret = kulp_modify(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			  IB_QP_PORT | IB_QP_ACCESS_FLAGS, why);
+	if (ret)
+		goto out_qp;
+	t0 = jiffies;
+	ib_drain_qp(qp);
+	if (time_after(jiffies, t0 + 10 * HZ)) {
+		*why = "ib_drain_qp took over 10 s";
+		ret = -ETIMEDOUT;
+	} else if (!wait_for_completion_timeout(&p->last_wqe,
+						msecs_to_jiffies(timeout_ms))) {
+		*why = "no IB_EVENT_QP_LAST_WQE_REACHED";
+		ret = -ETIMEDOUT;
+	}
+out_qp:
+	ib_destroy_qp(qp);
+out_srq:
+	ib_destroy_srq(srq);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct kulp_pair *p, const char **why);
@@ -1217,6 +1280,7 @@ static const struct {
 	{ "fatal_irqs_off", kulp_fatal_irqs_off },
 	{ "fatal_hardirq", kulp_fatal_hardirq },
 	{ "drain", kulp_drain },
+	{ "drain_srq", kulp_drain_srq },
 	{ "chain_irqs_off", kulp_chain_irqs_off },
 	{ "chain_hardirq", kulp_chain_hardirq },
 	{ "bad_post", kulp_bad_post },
