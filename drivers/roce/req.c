@@ -556,8 +556,10 @@ static bool roce_req_probe(struct roce_qp *rqp, u32 psn, bool on_timeout)
 	w = roce_wqe_of_psn(rqp, psn);
 	if (!w || roce_send_psn(rqp, w, psn, ROCE_FILL_ACKREQ, &status))
 		return false;
-	if (!rqp->recovering)
+	if (!rqp->recovering) {
 		rqp->recover_psn = rqp->next_psn;
+		rqp->probe_moved = false;
+	}
 	rqp->recovering = true;
 	rqp->probe_psn = psn;
 	rqp->probe_on_timeout = on_timeout;
@@ -589,25 +591,38 @@ void roce_req_recover(struct roce_qp *rqp, u32 psn)
  * rule, rdma_rxe's way), or the next packet was lost as well; go back. A
  * peer that does so three times in a row is taken to hold nothing, and
  * gets plain go-back-N from then on (probing it costs a round trip per
- * loss). Lock held.
+ * loss).
+ *
+ * After a timeout the first ACK short of the mark may not be the probe's
+ * answer at all: ACKs that were late (their lateness is what timed out)
+ * can still arrive after the probe left. It gets the benefit of the
+ * doubt once: probe again from where it leaves off, and judge the next.
+ * Lock held.
  */
 void roce_req_recover_ack(struct roce_qp *rqp)
 {
+	bool exact;
+
 	if (!rqp->recovering || psn_diff(rqp->una_psn, rqp->probe_psn) <= 0)
 		return;
+	exact = rqp->una_psn == psn_add(rqp->probe_psn, 1);
 	if (psn_diff(rqp->una_psn, rqp->recover_psn) >= 0) {
 		rqp->recovering = false;
-		if (rqp->una_psn != psn_add(rqp->probe_psn, 1))
+		if (!exact)
 			rqp->exact_acks = 0;
-	} else if (rqp->una_psn == psn_add(rqp->probe_psn, 1)) {
-		/* after a timeout the rest was lost: says nothing of the peer */
-		if (!rqp->probe_on_timeout && ++rqp->exact_acks >= 3)
-			rqp->peer_drops = true;
-		roce_req_rewind(rqp);
-	} else {
-		rqp->exact_acks = 0;
-		roce_req_rewind(rqp);
+		return;
 	}
+	if (rqp->probe_on_timeout && !rqp->probe_moved) {
+		rqp->probe_moved = true;
+		if (roce_req_probe(rqp, rqp->una_psn, true))
+			return;
+	}
+	if (!exact)
+		rqp->exact_acks = 0;
+	/* after a timeout the rest was lost: says nothing of the peer */
+	else if (!rqp->probe_on_timeout && ++rqp->exact_acks >= 3)
+		rqp->peer_drops = true;
+	roce_req_rewind(rqp);
 }
 
 /* Give up on the oldest WQE in flight with @status. */

@@ -250,6 +250,7 @@ struct roce_qp {
 	u32 probe_psn;			/* ...this one */
 	u32 recover_psn;		/* next_psn when the NAK came */
 	bool probe_on_timeout;		/* the probe was the timer's */
+	bool probe_moved;		/* ...and a late ACK moved it once */
 	u8 exact_acks;			/* probes answered for them alone */
 	bool peer_drops;		/* ...too often: the peer holds nothing */
 	u8 retry_left;
