@@ -248,7 +248,7 @@ struct roce_qp {
 	u32 reread_psn;			/* last READ response asked for again */
 	bool recovering;		/* resent one packet: NAK or timeout */
 	u32 probe_psn;			/* ...this one */
-	u32 recover_psn;		/* next_psn when the NAK came */
+	u32 recover_psn;		/* next_psn when recovery began */
 	bool probe_on_timeout;		/* the probe was the timer's */
 	bool probe_moved;		/* ...and a late ACK moved it once */
 	u8 exact_acks;			/* probes answered for them alone */
