@@ -212,6 +212,27 @@ while True:
     break' "$2" "$3" "$4"
 }
 
+# The rate limiter's changes (tracepoint srdma_cc_rate) during a phase,
+# into FILE for the report's rate series; nothing if tracefs is not there.
+TRACEFS=/sys/kernel/tracing
+rate_trace_start() {
+	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" 2> /dev/null
+	[ -w "$TRACEFS/events/srdma/srdma_cc_rate/enable" ] || return 0
+	echo 0 > "$TRACEFS/tracing_on"
+	echo 4096 > "$TRACEFS/buffer_size_kb"
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/events/srdma/srdma_cc_rate/enable"
+	echo 1 > "$TRACEFS/tracing_on"
+	# the trace clock against the samples' (the report aligns the two)
+	echo "srdma_cc_epoch ${EPOCHREALTIME/,/.}" > "$TRACEFS/trace_marker"
+}
+rate_trace_save() { # FILE
+	[ -w "$TRACEFS/events/srdma/srdma_cc_rate/enable" ] || return 0
+	echo 0 > "$TRACEFS/events/srdma/srdma_cc_rate/enable"
+	grep -E 'srdma_cc_rate|srdma_cc_epoch' "$TRACEFS/trace" > "$1"
+	echo "$(grep -c srdma_cc_rate: "$1") rate changes traced"
+}
+
 iperf_listening() { ss -ltn 2> /dev/null | grep -q ':5201 '; }
 perf_args() { echo -d dev0 -x "$g4" -F -s 65536 -D "$SECS"; }
 
@@ -265,6 +286,7 @@ phase_run() { # DIR ROCE(0|1) TCP(0|1) STRICT(0|1)
 			ppid=$!
 			wait_for 30 server_listening || echo "$perf server not listening"
 		fi
+		rate_trace_start
 		tcp_barrier || echo "barrier failed"
 		if [ "$tcp" = 1 ]; then
 			timeout $((SECS + 90)) iperf3 -c "$s4" -t $((SECS + 4)) -i 1 -J \
@@ -279,6 +301,7 @@ phase_run() { # DIR ROCE(0|1) TCP(0|1) STRICT(0|1)
 				> "$h/perftest.txt" 2>&1 || prc=$?
 		fi
 		[ "$tcp" = 0 ] || wait "$ipid" || irc=$?
+		rate_trace_save "$h/rate-trace.txt"
 		timeout 10 tc -s qdisc show dev "$NETDEV" > "$h/tc-after.txt"
 		ecn_counts > "$h/filters-after.txt"
 	fi

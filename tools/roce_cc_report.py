@@ -31,7 +31,10 @@ iperf3-client.json, tc-before.txt and tc-after.txt (tc -s qdisc show),
 filters-before.txt and filters-after.txt (tc -s filter show: u32 filters
 counting RoCE packets by ECN codepoint, htb only), rc.txt. host2/ (the
 receiver): the counters, samples.txt ("EPOCH rx_bytes cc_cnp_tx", one
-line a second), iperf3-server.json, rc.txt.
+line a second), iperf3-server.json, rc.txt. host1/rate-trace.txt, where
+tracefs was there: the phase's srdma_cc_rate events and one marker line
+("srdma_cc_epoch EPOCH") that puts the trace clock on the samples' clock;
+it gives the limiter's rate per second (a CSV column and a dashed line).
 
 Units: MB = 10^6 bytes. sroce's goodput is what host2's responder took
 in (hw_counters rx_bytes: BTH to ICRC, about 1.6% headers at MTU 1024,
@@ -46,6 +49,7 @@ ends a timed run). Python 3 standard library only.
 import json
 import math
 import os
+import re
 import sys
 from xml.sax.saxutils import escape
 
@@ -242,6 +246,47 @@ def tcp_series(pdir, t0):
     return {}
 
 
+TRACE_RE = re.compile(r"\s(\d+\.\d+): (?:tracing_mark_write: )?"
+                      r"(?:srdma_cc_rate: .* rate_kbps (\d+) .*reason (\S+)"
+                      r"|srdma_cc_epoch (\d+\.\d+))")
+
+
+def rate_series(h1, t0):
+    """{second: the limiter's mean rate, MB/s} from host1's trace of
+    srdma_cc_rate: Rc held between events, weighted by time; seconds
+    spent unlimited (at the line rate, or disabled) count as no limit
+    and are left out."""
+    text = read_text(os.path.join(h1, "rate-trace.txt"))
+    if not text or t0 is None:
+        return {}
+    offset, events = None, []
+    for line in text.splitlines():
+        m = TRACE_RE.search(line)
+        if not m:
+            continue
+        ts = float(m.group(1))
+        if m.group(4):
+            offset = float(m.group(4)) - ts
+        else:
+            unlimited = m.group(3) in ("line", "disabled")
+            events.append((ts, None if unlimited else int(m.group(2)) * 1000 / 8 / MB))
+    if offset is None or not events:
+        return {}
+    out = {}
+    for (ta, ra), (tb, _) in zip(events, events[1:] + [(events[-1][0], None)]):
+        if ra is None:
+            continue
+        a, b = ta + offset - t0, max(ta, tb) + offset - t0
+        k = int(math.floor(a)) + 1
+        while k - 1 < b:
+            lo, hi = max(a, k - 1), min(b, k)
+            if hi > lo:
+                w, v = out.get(k, (0.0, 0.0))
+                out[k] = (w + (hi - lo), v + ra * (hi - lo))
+            k += 1
+    return {k: v / w for k, (w, v) in out.items() if w >= 0.5}
+
+
 def active_span(series, floor):
     secs = [k for k, v in series.items() if v >= floor]
     return (min(secs), max(secs)) if secs else None
@@ -266,7 +311,8 @@ def summarize(pdir):
          "have_host1": os.path.isdir(h1), "have_host2": os.path.isdir(h2)}
     t0, sroce, cnps = sroce_series(h2)
     tcps = tcp_series(pdir, t0) if tcp else {}
-    s.update(sroce_series=sroce, cnp_series=cnps, tcp_series=tcps)
+    s.update(sroce_series=sroce, cnp_series=cnps, tcp_series=tcps,
+             rate_series=rate_series(h1, t0))
     floor = 0.02 * limit
     spans = [active_span(sroce, floor)] if roce else []
     if tcp:
@@ -390,15 +436,17 @@ def table(phases):
 
 
 def csv_rows(phases):
-    rows = ["phase,second,sroce_mbs,tcp_mbs,cnp_tx_per_s"]
+    rows = ["phase,second,sroce_mbs,tcp_mbs,cnp_tx_per_s,sroce_limit_mbs"]
     for s in phases:
         keys = sorted(set(s["sroce_series"]) | set(s["tcp_series"]))
         for k in keys:
             sr = s["sroce_series"].get(k)
             tc = s["tcp_series"].get(k) if s["tcp"] else None
             cn = s["cnp_series"].get(k)
-            rows.append("%s,%d,%s,%s,%s" % (s["phase"], k, fnum(sr, "%.3f", ""),
-                                            fnum(tc, "%.3f", ""), fnum(cn, "%.0f", "")))
+            rl = s["rate_series"].get(k)
+            rows.append("%s,%d,%s,%s,%s,%s" % (s["phase"], k, fnum(sr, "%.3f", ""),
+                                               fnum(tc, "%.3f", ""), fnum(cn, "%.0f", ""),
+                                               fnum(rl, "%.3f", "")))
     return "\n".join(rows) + "\n"
 
 
@@ -448,7 +496,10 @@ def svg(phases):
            % (width / 2 + 100, width / 2 + 124, width / 2 + 130),
            '<rect x="%d" y="32" width="18" height="11" fill="#eee"/>'
            '<text x="%d" y="42">window averaged</text>'
-           % (width / 2 + 170, width / 2 + 194)]
+           % (width / 2 + 170, width / 2 + 194),
+           '<line x1="%d" y1="38" x2="%d" y2="38" stroke="%s" stroke-dasharray="2 2"/>'
+           '<text x="%d" y="42">sroce limiter (Rc)</text>'
+           % (width / 2 + 290, width / 2 + 314, colors["sroce"], width / 2 + 320)]
     for i, s in enumerate(phases):
         ox, oy = (i % cols) * pw, top + (i // cols) * ph
         x0, y0 = ox + ml, oy + mt
@@ -485,13 +536,15 @@ def svg(phases):
                    'MB/s</text>' % (ox + 14, y0 + h / 2, ox + 14, y0 + h / 2))
         out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#888" '
                    'stroke-dasharray="4 3"/>' % (x0, py(limit), x0 + w, py(limit)))
-        for key, series in (("sroce", s["sroce_series"]), ("tcp", s["tcp_series"])):
+        for key, series, dash in (("sroce", s["sroce_series"], ""),
+                                  ("tcp", s["tcp_series"], ""),
+                                  ("sroce", s["rate_series"], ' stroke-dasharray="2 2"')):
             if not series:
                 continue
             pts = " ".join("%.1f,%.1f" % (px(k), py(v)) for k, v in sorted(series.items())
                            if 0 <= k <= xmax)
-            out.append('<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>'
-                       % (colors[key], pts))
+            out.append('<polyline fill="none" stroke="%s" stroke-width="1.6"%s points="%s"/>'
+                       % (colors[key], dash, pts))
         note = "sroce %s MB/s" % fnum(s["sroce_mbs"])
         if s["tcp"]:
             note = "sroce %s, TCP %s MB/s" % (fnum(s["sroce_mbs"]), fnum(s["tcp_mbs"]))
