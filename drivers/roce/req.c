@@ -641,13 +641,15 @@ static void roce_req_fail(struct roce_qp *rqp, enum ib_wc_status status)
  * going back N would send the whole window again for nothing. Resend the
  * oldest alone, as TCP's retransmission timeout does; the responder's
  * ACK for it covers all it holds, and roce_req_recover_ack() goes back
- * only from where that stops. A probe already out (this timeout is its
- * own, or a NAK's probe was lost), a peer that holds nothing, or a READ
- * or atomic at the head: go back N at once. Lock held.
+ * only from where that stops. A timeout's probe that timed out in turn
+ * is resent alone again, as TCP's next timeout does: ACKs still lost or
+ * late say nothing of the packets, and retry_cnt runs down all the same.
+ * A NAK's probe lost, a peer that holds nothing, or a READ or atomic at
+ * the head: go back N at once. Lock held.
  */
 static void roce_req_timeout_resend(struct roce_qp *rqp)
 {
-	if (!rqp->recovering && !rqp->peer_drops &&
+	if ((!rqp->recovering || rqp->probe_on_timeout) && !rqp->peer_drops &&
 	    roce_req_probe(rqp, rqp->una_psn, true)) {
 		roce_arm_retrans(rqp);
 		return;
