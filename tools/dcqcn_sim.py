@@ -360,9 +360,11 @@ class Dcqcn(Flow):
         self.host_tokens = min(self.host_tokens + self.cap / 8 * dt, 4 * ROCE_WIRE)
         while self.inflight < ROCE_WINDOW and self.host_tokens > 0:
             if self.limited and self.tokens <= 0:
-                # dry: the requester sleeps until the pace timer, which
-                # fires (with its work item) wake late
-                self.wake_at = now + (1 - self.tokens) * 8 / (rc * 1000) + self.wake
+                # dry: the requester sleeps until the pace timer (set
+                # for a quarter of the bucket, at least one 4 KiB
+                # packet), which fires (with its work item) wake late
+                want = max(burst / 4, 4160)
+                self.wake_at = now + (want - self.tokens) * 8 / (rc * 1000) + self.wake
                 break
             p = Pkt(self, ROCE_WIRE, True, self.seq)
             self.seq += 1

@@ -61,6 +61,12 @@
 #define ROCE_CC_BURST_NS		(2 * NSEC_PER_MSEC)
 /* ...or two of the largest packets, whichever is more. */
 #define ROCE_CC_BURST_MIN		(2 * (4096 + 64))
+/*
+ * A dry bucket wakes the requester when it holds a quarter of its depth
+ * again, and at least one of the largest packets: a batch of packets per
+ * timer, not a timer per packet.
+ */
+#define ROCE_CC_WAKE_SHIFT		2
 /* The send rate is measured over windows at least this long. */
 #define ROCE_CC_MEAS_NS			(2 * NSEC_PER_MSEC)
 /* A window this long without a packet was idle time. */
@@ -465,17 +471,22 @@ void roce_req_wake_in(struct roce_qp *rqp, u64 ns)
 			      HRTIMER_MODE_REL_SOFT);
 }
 
+/* The bucket's depth in bytes at the current rate. */
+static s64 roce_cc_burst(const struct roce_cc *cc)
+{
+	return max_t(s64, div_u64((u64)cc->dcqcn.rc * ROCE_CC_BURST_NS,
+				  ROCE_CC_KBPS_NS_PER_BYTE),
+		     ROCE_CC_BURST_MIN);
+}
+
 /* Tokens for the time since the last refill, up to one burst. */
 static void roce_cc_refill(struct roce_cc *cc, u64 now)
 {
 	u64 elapsed = min_t(u64, now - cc->refill_ns, NSEC_PER_SEC);
-	s64 burst = max_t(s64, div_u64((u64)cc->dcqcn.rc * ROCE_CC_BURST_NS,
-				       ROCE_CC_KBPS_NS_PER_BYTE),
-			  ROCE_CC_BURST_MIN);
 
 	cc->tokens += div_u64((u64)cc->dcqcn.rc * elapsed,
 			      ROCE_CC_KBPS_NS_PER_BYTE);
-	cc->tokens = min(cc->tokens, burst);
+	cc->tokens = min(cc->tokens, roce_cc_burst(cc));
 	cc->refill_ns = now;
 }
 
@@ -483,11 +494,13 @@ static void roce_cc_refill(struct roce_cc *cc, u64 now)
  * The requester asks before each packet it emits. Not limited: yes, at
  * the cost of one test. Limited: yes while the bucket holds tokens (a
  * packet may take it into debt); dry, the pace timer is set for when it
- * holds one byte again and the requester stops until then. Lock held.
+ * holds a batch again (ROCE_CC_WAKE_SHIFT) and the requester stops until
+ * then. Lock held.
  */
 bool roce_cc_tx_ok(struct roce_qp *rqp)
 {
 	struct roce_cc *cc = &rqp->cc;
+	s64 want;
 	u64 ns;
 
 	if (likely(!cc->limited))
@@ -499,7 +512,9 @@ bool roce_cc_tx_ok(struct roce_qp *rqp)
 	roce_cc_refill(cc, ktime_get_ns());
 	if (cc->tokens > 0)
 		return true;
-	ns = div_u64((u64)(1 - cc->tokens) * ROCE_CC_KBPS_NS_PER_BYTE,
+	want = max_t(s64, roce_cc_burst(cc) >> ROCE_CC_WAKE_SHIFT,
+		     ROCE_CC_BURST_MIN / 2);
+	ns = div_u64((u64)(want - cc->tokens) * ROCE_CC_KBPS_NS_PER_BYTE,
 		     max(cc->dcqcn.rc, 1U));
 	hrtimer_start(&cc->pace_timer, ns_to_ktime(max_t(u64, ns, 1000)),
 		      HRTIMER_MODE_REL_SOFT);
