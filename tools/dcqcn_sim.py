@@ -339,12 +339,13 @@ class Dcqcn(Flow):
 
     def measure(self, nbytes, now):
         el = now - self.meas_start
-        if el > 0.02:
+        if el > 0.08:
             self.meas, self.meas_start, self.meas_bytes = 0, now, nbytes
             return
         self.meas_bytes += nbytes
-        if el >= 0.002:
-            self.meas = self.meas_bytes * 8 / el / 1000
+        if el >= 0.008:
+            rate = self.meas_bytes * 8 / el / 1000
+            self.meas = max(rate, (rate + self.meas) / 2)
             self.meas_start, self.meas_bytes = now, 0
 
     def tx(self, sim, now, dt):

@@ -67,8 +67,12 @@
  * timer, not a timer per packet.
  */
 #define ROCE_CC_WAKE_SHIFT		2
-/* The send rate is measured over windows at least this long. */
-#define ROCE_CC_MEAS_NS			(2 * NSEC_PER_MSEC)
+/*
+ * The send rate is measured over windows at least this long: a few
+ * milliseconds of a window-limited or descheduled sender can hold no
+ * packet at all, and a cut from such a window's rate is a collapse.
+ */
+#define ROCE_CC_MEAS_NS			(8 * NSEC_PER_MSEC)
 /* A window this long without a packet was idle time. */
 #define ROCE_CC_IDLE_NS			(10 * ROCE_CC_MEAS_NS)
 /* kbit/s times nanoseconds to bytes */
@@ -294,13 +298,17 @@ static bool roce_cc_running(struct roce_qp *rqp)
 }
 
 /*
- * Measure what the QP sends, for the rate a first cut starts from. After
- * an idle spell the rate is unknown until a window has passed: averaged
- * over the idle time it would say next to nothing of the burst now.
+ * Measure what the QP sends, for the rate a first cut starts from and
+ * the rate a later one may fall to. The estimate rises at once to a
+ * window's rate and falls half way to it per window, so that one window
+ * with a stall in it does not halve it. After an idle spell the rate is
+ * unknown until a window has passed: averaged over the idle time it
+ * would say next to nothing of the burst now.
  */
 static void roce_cc_measure(struct roce_cc *cc, u32 bytes, u64 now)
 {
 	u64 elapsed = now - cc->meas_start_ns;
+	u64 kbps;
 
 	if (elapsed > ROCE_CC_IDLE_NS) {
 		cc->meas_kbps = 0;
@@ -311,9 +319,9 @@ static void roce_cc_measure(struct roce_cc *cc, u32 bytes, u64 now)
 	cc->meas_bytes += bytes;
 	if (elapsed < ROCE_CC_MEAS_NS)
 		return;
-	cc->meas_kbps = min_t(u64, div64_u64(cc->meas_bytes *
-					     ROCE_CC_KBPS_NS_PER_BYTE,
-					     elapsed), U32_MAX);
+	kbps = div64_u64(cc->meas_bytes * ROCE_CC_KBPS_NS_PER_BYTE, elapsed);
+	kbps = max(kbps, (kbps + cc->meas_kbps) / 2);
+	cc->meas_kbps = min_t(u64, kbps, U32_MAX);
 	cc->meas_start_ns = now;
 	cc->meas_bytes = 0;
 }
