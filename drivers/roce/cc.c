@@ -237,10 +237,7 @@ void roce_cc_dev_init(struct srdma_dev *dev)
 	/*
 	 * Off until asked for: a host's own egress qdisc (Debian's default is
 	 * fq_codel) marks ECT packets whenever the NIC queue stands, so on by
-	 * default would pace every sroce flow by the local queue, and the
-	 * defaults, checked by tools/dcqcn_sim.py, have yet to be confirmed
-	 * on slow virtual links by the two-VM test (see
-	 * Documentation/testing.rst, congestion control test).
+	 * default would pace every sroce flow by the local queue.
 	 */
 	t->enable = 0;
 	t->cnp_interval_us = ROCE_CC_CNP_INTERVAL_US;
