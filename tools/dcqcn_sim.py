@@ -355,7 +355,7 @@ class Dcqcn(Flow):
         rc = self.rc if self.limited else self.line
         burst = max(rc * 1000 / 8 * self.p('_burst_us') * 1e-6,
                     2 * 4160)
-        el = min(now + dt - self.refill_at, 1.0)
+        el = min(now + dt - self.refill_at, 1000.0)
         self.refill_at = now + dt
         self.tokens = min(self.tokens + rc * 1000 / 8 * el, burst)
         self.host_tokens = min(self.host_tokens + self.cap / 8 * dt, 4 * ROCE_WIRE)

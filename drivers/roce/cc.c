@@ -75,6 +75,8 @@
 #define ROCE_CC_MEAS_NS			(8 * NSEC_PER_MSEC)
 /* A window this long without a packet was idle time. */
 #define ROCE_CC_IDLE_NS			(10 * ROCE_CC_MEAS_NS)
+/* The longest time one refill credits, in seconds. */
+#define ROCE_CC_REFILL_MAX_S		1000ULL
 /* kbit/s times nanoseconds to bytes */
 #define ROCE_CC_KBPS_NS_PER_BYTE	8000000ULL
 
@@ -484,13 +486,18 @@ static s64 roce_cc_burst(const struct roce_cc *cc)
 		     ROCE_CC_BURST_MIN);
 }
 
-/* Tokens for the time since the last refill, up to one burst. */
+/*
+ * Tokens for the time since the last refill, up to one burst. The time
+ * counts whole up to a limit no rate needs (at 1 kbit/s a 4 KiB packet
+ * takes 33 s); the product is taken in 128 bits.
+ */
 static void roce_cc_refill(struct roce_cc *cc, u64 now)
 {
-	u64 elapsed = min_t(u64, now - cc->refill_ns, NSEC_PER_SEC);
+	u64 elapsed = min_t(u64, now - cc->refill_ns,
+			    ROCE_CC_REFILL_MAX_S * NSEC_PER_SEC);
 
-	cc->tokens += div_u64((u64)cc->dcqcn.rc * elapsed,
-			      ROCE_CC_KBPS_NS_PER_BYTE);
+	cc->tokens += mul_u64_u32_div(elapsed, cc->dcqcn.rc,
+				      ROCE_CC_KBPS_NS_PER_BYTE);
 	cc->tokens = min(cc->tokens, roce_cc_burst(cc));
 	cc->refill_ns = now;
 }
