@@ -37,8 +37,8 @@ tracefs was there: the phase's srdma_cc_rate events and one marker line
 it gives the limiter's rate per second (a CSV column and a dashed line).
 
 Units: MB = 10^6 bytes. sroce's goodput is what host2's responder took
-in (hw_counters rx_bytes: BTH to ICRC, about 1.6% headers at MTU 1024,
-duplicates included); TCP's is what iperf3's server received. Per-phase
+in (hw_counters rx_bytes: BTH to ICRC, about 1.6% headers at MTU 1024),
+less the phase's share of duplicates (rx_duplicate of rx_packets); TCP's is what iperf3's server received. Per-phase
 figures are means over a window: the seconds both flows (or sroce,
 alone) were running, less the first 2 and the last 1. Resent packets
 are estimated from both hosts' counters: packets host1 sent minus the
@@ -106,6 +106,29 @@ def counter_deltas(hdir):
         except ValueError:
             pass
     return out
+
+
+def cpu_use(hdir):
+    """(busy %, kernel %) of the host's CPU time during the traffic, from
+    the /proc/stat "cpu" lines before and after it, or None. Busy is all
+    but idle and iowait; kernel is system + irq + softirq."""
+    ticks = []
+    for name in ("stat-before.txt", "stat-after.txt"):
+        text = read_text(os.path.join(hdir, name))
+        words = text.split() if text else []
+        if len(words) < 8 or words[0] != "cpu":
+            return None
+        try:
+            ticks.append([int(w) for w in words[1:]])
+        except ValueError:
+            return None
+    d = [b - a for a, b in zip(ticks[0], ticks[1])]
+    total = sum(d[:8])  # guest time is in user time already
+    if total <= 0:
+        return None
+    busy = total - d[3] - d[4]
+    kernel = d[2] + d[5] + d[6]
+    return 100.0 * busy / total, 100.0 * kernel / total
 
 
 def read_rc(hdir):
@@ -310,6 +333,12 @@ def summarize(pdir):
          "limit": limit,
          "have_host1": os.path.isdir(h1), "have_host2": os.path.isdir(h2)}
     t0, sroce, cnps = sroce_series(h2)
+    # rx_bytes counts resent packets again: keep the share that was new
+    d2 = counter_deltas(h2) or {}
+    rx, dup = d2.get("rx_packets"), d2.get("rx_duplicate")
+    if rx and dup:
+        fresh = max(0.0, 1.0 - float(dup) / rx)
+        sroce = {k: v * fresh for k, v in sroce.items()}
     tcps = tcp_series(pdir, t0) if tcp else {}
     s.update(sroce_series=sroce, cnp_series=cnps, tcp_series=tcps,
              rate_series=rate_series(h1, t0))
@@ -334,7 +363,6 @@ def summarize(pdir):
     else:
         s.update(sroce_mbs=None, tcp_mbs=None, total_mbs=None, total_x=None, ratio=None)
     d1 = counter_deltas(h1) or {}
-    d2 = counter_deltas(h2) or {}
     s["d1"], s["d2"] = d1, d2
     g1 = d1.get
     g2 = d2.get
@@ -370,6 +398,7 @@ def summarize(pdir):
     except (KeyError, TypeError):
         s["tcp_retrans"] = None
     s["rc1"], s["rc2"] = read_rc(h1), read_rc(h2)
+    s["cpu1"], s["cpu2"] = cpu_use(h1), cpu_use(h2)
     errs = []
     for host, rc in (("host1", s["rc1"]), ("host2", s["rc2"])):
         for tool, v in sorted((rc or {}).items()):
@@ -419,19 +448,23 @@ def table(phases):
                      "sroce + TCP / capacity: %s" % (c, c / phases[0]["limit"],
                                                      ", ".join(both) or "-"))
     lines.append("")
-    lines.append("%-21s %9s %9s %8s %7s %7s %6s %7s %7s %7s %7s  %s" % (
+    lines.append("%-21s %9s %9s %8s %7s %7s %6s %7s %7s %7s %7s %7s %7s  %s" % (
         "details", "perftest", "sent", "go-back", "probes", "timeo", "dup",
-        "bad_qp", "seqNAK", "rate", "TCP", "RoCE packets"))
-    lines.append("%-21s %9s %9s %8s %7s %7s %6s %7s %7s %7s %7s  %s" % (
+        "bad_qp", "seqNAK", "rate", "TCP", "host1", "host2", "RoCE packets"))
+    lines.append("%-21s %9s %9s %8s %7s %7s %6s %7s %7s %7s %7s %7s %7s  %s" % (
         "", "MB/s", "packets", "passes", "", "-outs", "rx", "rx", "sent", "inc",
-        "retrans", "ECT(0)/Not-ECT/ECT(1)"))
+        "retrans", "CPU %", "CPU %", "ECT(0)/Not-ECT/ECT(1)"))
     for s in phases:
-        lines.append("%-21s %9s %9s %8s %7s %7s %6s %7s %7s %7s %7s  %s" % (
+        lines.append("%-21s %9s %9s %8s %7s %7s %6s %7s %7s %7s %7s %7s %7s  %s" % (
             s["label"], fnum(s["perftest_bw"]), fnum(s["sent"], "%d"),
             fnum(s["goback"], "%d"), fnum(s["probes"], "%d"), fnum(s["timeouts"], "%d"),
             fnum(s["dup"], "%d"), fnum(s["bad_qp"], "%d"), fnum(s["seq_nak"], "%d"),
             fnum(s["rate_inc"], "%d"), fnum(s["tcp_retrans"], "%d"),
+            "%d/%d" % s["cpu1"] if s["cpu1"] else "-",
+            "%d/%d" % s["cpu2"] if s["cpu2"] else "-",
             "%d/%d/%d" % s["ect"] if s["ect"] else "-"))
+    lines.append("CPU %: busy / kernel (system, irq, softirq) of each host "
+                 "while the tools ran")
     return "\n".join(lines) + "\n"
 
 
