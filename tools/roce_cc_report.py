@@ -40,7 +40,8 @@ Units: MB = 10^6 bytes. sroce's goodput is what host2's responder took
 in (hw_counters rx_bytes: BTH to ICRC, about 1.6% headers at MTU 1024),
 less the phase's share of duplicates (rx_duplicate of rx_packets); TCP's is what iperf3's server received. Per-phase
 figures are means over a window: the seconds both flows (or sroce,
-alone) were running, less the first 2 and the last 1. Resent packets
+alone, or where it starved TCP) were running, less the first 2 and the
+last 1. Resent packets
 are estimated from both hosts' counters: packets host1 sent minus the
 new ones host2's QPs took in (rx_packets - rx_duplicate), less those for
 a QP already gone (rx_bad_qp: the last window in flight when perftest
@@ -347,11 +348,15 @@ def summarize(pdir):
     if tcp:
         spans.append(active_span(tcps, floor))
     win = None
-    if spans and all(spans):
-        lo = max(a for a, _ in spans) + 2
-        hi = min(b for _, b in spans) - 1
-        if hi - lo + 1 >= 3:
-            win = (lo, hi)
+    # both flows' common seconds; else (CC off: one starved the other
+    # after a moment) the first flow's alone, sroce's
+    for use in (spans, spans[:1]):
+        if use and all(use):
+            lo = max(a for a, _ in use) + 2
+            hi = min(b for _, b in use) - 1
+            if hi - lo + 1 >= 3:
+                win = (lo, hi)
+                break
     s["window"] = win
     if win:
         s["sroce_mbs"] = mean(sroce, win) if roce else None
