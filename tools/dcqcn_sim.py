@@ -12,7 +12,8 @@ Model, in steps of --dt seconds:
     dropped; limit 1000 packets) or RED, as the test's qdiscs do;
   - a base round trip of --rtt ms, half each way, plus the queue;
   - each DCQCN flow: the reaction point as cc.c implements it (first CNP
-    limits at the measured rate, cuts at most once per rate_reduce_period,
+    limits at the measured rate, cuts at most once per rate_reduce_period
+    and once per window of packets,
     alpha timer, increase timer and byte counter, fast recovery / additive
     / hyper increase, a token bucket), the notification point (one CNP per
     cnp_interval per QP), 1024-byte payloads, a window of 256 packets
@@ -43,8 +44,9 @@ ALPHA_ONE = 1 << 20
 
 # cc.c's defaults (Documentation/roce.rst); --set NAME=VALUE changes one.
 # Names starting with _ are cc.c constants, not tunables: the token
-# bucket's depth in microseconds at the current rate (ROCE_CC_BURST_NS)
-# and whether a cut restarts the increase timer's period.
+# bucket's depth in microseconds at the current rate (ROCE_CC_BURST_NS),
+# whether a cut restarts the increase timer's period, and whether a cut
+# holds off the next until its window is acknowledged (up to 100 ms).
 DEFAULTS = {
     'cnp_interval_us': 50,
     'rate_reduce_period_us': 1000,
@@ -59,12 +61,13 @@ DEFAULTS = {
     'clamp_target': 0,
     '_burst_us': 2000,
     '_reset_timer_on_cut': 1,
+    '_cut_per_window': 1,
 }
 
 # --old: those before fast recovery was turned on (for comparison)
 OLD_DEFAULTS = dict(DEFAULTS, rate_inc_period_us=2000, byte_counter_kib=1024,
                     ai_rate_kbps=200, clamp_target=1, _burst_us=100,
-                    _reset_timer_on_cut=0)
+                    _reset_timer_on_cut=0, _cut_per_window=0)
 
 
 class Pkt:
@@ -247,6 +250,8 @@ class Dcqcn(Flow):
         self.tokens = 0.0
         self.bytes = 0
         self.last_cut = -1.0
+        self.cut_seq = 0		# seq to send next at the last cut
+        self.acked = 0			# packets acknowledged, in order
         self.inc_next = self.alpha_next = 1e18
         self.last_cnp_tx = -1.0
         self.inflight = 0
@@ -299,6 +304,10 @@ class Dcqcn(Flow):
     def cnp(self, now):
         if self.limited and now - self.last_cut < self.p('rate_reduce_period_us') * 1e-6:
             return
+        if (self.p('_cut_per_window') and self.limited and
+                self.acked < self.cut_seq and now - self.last_cut < 0.1):
+            self.cnp_seen = True	# maybe a mark on what went before the cut
+            return
         if not self.limited:
             self.limited = True
             self.rc = min(max(self.meas or self.line, self.p('min_rate_kbps')), self.line)
@@ -312,12 +321,14 @@ class Dcqcn(Flow):
             self.rc = max(self.meas, self.p('min_rate_kbps'))
         self.cut()
         self.last_cut = now
+        self.cut_seq = self.seq
         self.bytes = 0
         if self.p('_reset_timer_on_cut'):
             self.inc_next = now + self.p('rate_inc_period_us') * 1e-6
 
     def ack(self, p, now):
         self.inflight -= 1
+        self.acked = max(self.acked, p.seq + 1)
         if self.counting:
             self.goodput += ROCE_PAY
 

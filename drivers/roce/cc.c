@@ -75,6 +75,12 @@
 #define ROCE_CC_MEAS_NS			(8 * NSEC_PER_MSEC)
 /* A window this long without a packet was idle time. */
 #define ROCE_CC_IDLE_NS			(10 * ROCE_CC_MEAS_NS)
+/*
+ * The longest a cut holds off the next for its window of packets: ACKs
+ * that loss holds up must not hold off the cuts of a congestion that
+ * goes on.
+ */
+#define ROCE_CC_WINDOW_MAX_NS		(100 * NSEC_PER_MSEC)
 /* The longest time one refill credits, in seconds. */
 #define ROCE_CC_REFILL_MAX_S		1000ULL
 /* kbit/s times nanoseconds to bytes */
@@ -570,12 +576,29 @@ void roce_cc_sent(struct roce_qp *rqp, u32 bytes)
 }
 
 /*
+ * Whether a CNP now may be for a mark on a packet sent before the last
+ * cut: one of those is still unacknowledged (RC). The queue it stood in was
+ * filled at the old rate and drains at the new one; cutting again for it
+ * cuts twice for one congestion, as TCP does not (RFC 3168, 6.1.2: one
+ * reduction per window of data). Lock held.
+ */
+static bool roce_cc_cut_pending(struct roce_qp *rqp, u64 now)
+{
+	struct roce_cc *cc = &rqp->cc;
+
+	return cc->cut_in_flight &&
+	       psn_diff(rqp->una_psn, cc->cut_psn) < 0 &&
+	       now - cc->last_cut_ns < ROCE_CC_WINDOW_MAX_NS;
+}
+
+/*
  * Reaction point: the peer saw our packets marked. The first CNP limits
  * the QP from the rate it was measured sending at (the line rate is of
  * little use: a software device rarely reaches it), each later one cuts
- * the rate, at most once per rate_reduce_period_us. A limit well above
- * what the QP measurably sends starts from what it sends, so a cut is
- * felt at once. Softirq.
+ * the rate, at most once per rate_reduce_period_us and once per window
+ * of packets (alpha still counts the CNPs that do not cut). A limit well
+ * above what the QP measurably sends starts from what it sends, so a cut
+ * is felt at once. Softirq.
  */
 void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 {
@@ -596,6 +619,10 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 	if (cc->limited && now - cc->last_cut_ns <
 	    (u64)READ_ONCE(t->rate_reduce_period_us) * NSEC_PER_USEC)
 		goto out;
+	if (cc->limited && roce_cc_cut_pending(rqp, now)) {
+		cc->dcqcn.cnp_seen = true;
+		goto out;
+	}
 	roce_cc_params(t, &p);
 	if (!cc->limited) {
 		roce_dcqcn_start(&cc->dcqcn, cc->meas_kbps ?: p.max_kbps, &p);
@@ -608,6 +635,10 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 	}
 	roce_dcqcn_cut(&cc->dcqcn, &p);
 	cc->last_cut_ns = now;
+	/* RC only: a UC requester hears no ACKs, and una_psn stays put */
+	cc->cut_psn = rqp->next_psn;
+	cc->cut_in_flight = qp->ibqp.qp_type == IB_QPT_RC &&
+			    rqp->una_psn != rqp->next_psn;
 	/* both increase events count afresh: B here, T in its callback */
 	cc->bytes = 0;
 	roce_count(qp_dev(qp), ROCE_CNT_CC_RATE_DEC);
@@ -690,6 +721,7 @@ void roce_cc_reset(struct roce_qp *rqp)
 	cc->meas_bytes = 0;
 	cc->meas_kbps = 0;
 	cc->cnp_sent = false;
+	cc->cut_in_flight = false;
 }
 
 /*
