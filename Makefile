@@ -87,7 +87,7 @@ check-install: modules
 check-612:
 	bash tools/check-612.sh
 
-# RoCE congestion control through a bottleneck (two VMs, about 6 minutes;
+# RoCE congestion control through a bottleneck (two VMs, about 5 minutes;
 # not in check until its bounds hold on the TCG test bed)
 check-cc: modules
 	SRDMA_CHECK_LABEL=check-cc SRDMA_CHECK_TESTS="roce_cc.sh" bash tools/check.sh
