@@ -38,14 +38,14 @@ it gives the limiter's rate per second (a CSV column and a dashed line).
 
 Units: MB = 10^6 bytes. sroce's goodput is what host2's responder took
 in (hw_counters rx_bytes: BTH to ICRC, about 1.6% headers at MTU 1024),
-less the phase's share of duplicates (rx_duplicate of rx_packets); TCP's is what iperf3's server received. Per-phase
-figures are means over a window: the seconds both flows (or sroce,
-alone, or where it starved TCP) were running, less the first 2 and the
-last 1. Resent packets
-are estimated from both hosts' counters: packets host1 sent minus the
-new ones host2's QPs took in (rx_packets - rx_duplicate), less those for
-a QP already gone (rx_bad_qp: the last window in flight when perftest
-ends a timed run). Python 3 standard library only.
+less the phase's share of duplicates (rx_duplicate of rx_packets);
+TCP's is what iperf3's server received. Per-phase figures are means
+over a window: the seconds both flows (or sroce, alone, or where it
+starved TCP) were running, less the first 2 and the last 1. Resent
+packets are estimated from both hosts' counters: packets host1 sent
+minus the new ones host2's QPs took in (rx_packets - rx_duplicate), less
+those for a QP already gone (rx_bad_qp: the last window in flight when
+perftest ends a timed run). Python 3 standard library only.
 """
 import json
 import math
@@ -112,7 +112,7 @@ def counter_deltas(hdir):
 def cpu_use(hdir):
     """(busy %, kernel %) of the host's CPU time during the traffic, from
     the /proc/stat "cpu" lines before and after it, or None. Busy is all
-    but idle and iowait; kernel is system + irq + softirq."""
+    but idle, iowait and steal; kernel is system + irq + softirq."""
     ticks = []
     for name in ("stat-before.txt", "stat-after.txt"):
         text = read_text(os.path.join(hdir, name))
@@ -127,7 +127,7 @@ def cpu_use(hdir):
     total = sum(d[:8])  # guest time is in user time already
     if total <= 0:
         return None
-    busy = total - d[3] - d[4]
+    busy = total - d[3] - d[4] - d[7]  # not idle, iowait or steal
     kernel = d[2] + d[5] + d[6]
     return 100.0 * busy / total, 100.0 * kernel / total
 
