@@ -577,16 +577,17 @@ void roce_cc_sent(struct roce_qp *rqp, u32 bytes)
 
 /*
  * Whether a CNP now may be for a mark on a packet sent before the last
- * cut: one of those is still unacknowledged (RC). The queue it stood in was
+ * cut: one of those is still unacknowledged. The queue it stood in was
  * filled at the old rate and drains at the new one; cutting again for it
  * cuts twice for one congestion, as TCP does not (RFC 3168, 6.1.2: one
- * reduction per window of data). Lock held.
+ * reduction per window of data). RC only: a UC requester hears no ACKs,
+ * and its una_psn stays put. Lock held, QP limited (so cut_psn is set).
  */
 static bool roce_cc_cut_pending(struct roce_qp *rqp, u64 now)
 {
 	struct roce_cc *cc = &rqp->cc;
 
-	return cc->cut_in_flight &&
+	return rqp->qp->ibqp.qp_type == IB_QPT_RC &&
 	       psn_diff(rqp->una_psn, cc->cut_psn) < 0 &&
 	       now - cc->last_cut_ns < ROCE_CC_WINDOW_MAX_NS;
 }
@@ -635,10 +636,7 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 	}
 	roce_dcqcn_cut(&cc->dcqcn, &p);
 	cc->last_cut_ns = now;
-	/* RC only: a UC requester hears no ACKs, and una_psn stays put */
 	cc->cut_psn = rqp->next_psn;
-	cc->cut_in_flight = qp->ibqp.qp_type == IB_QPT_RC &&
-			    rqp->una_psn != rqp->next_psn;
 	/* both increase events count afresh: B here, T in its callback */
 	cc->bytes = 0;
 	roce_count(qp_dev(qp), ROCE_CNT_CC_RATE_DEC);
@@ -721,7 +719,6 @@ void roce_cc_reset(struct roce_qp *rqp)
 	cc->meas_bytes = 0;
 	cc->meas_kbps = 0;
 	cc->cnp_sent = false;
-	cc->cut_in_flight = false;
 }
 
 /*

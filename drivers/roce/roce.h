@@ -223,7 +223,6 @@ struct roce_cc {
 	u32 meas_kbps;			/* the last measurement, 0 none */
 	u64 last_cut_ns;		/* RP: the last rate cut */
 	u32 cut_psn;			/* ...next_psn then */
-	bool cut_in_flight;		/* ...with packets unacknowledged */
 	u64 last_cnp_ns;		/* NP: the last CNP sent */
 	bool cnp_sent;			/* ...there was one */
 	bool rd_paced;			/* READ responses wait for pace_timer */
