@@ -94,31 +94,66 @@ int srdma_mem_copy(struct srdma_mem *mem, u64 iova, void *buf, u64 length,
 }
 
 /*
- * Copy through @rkey, whose object @mem the caller holds from an earlier
- * check, checking it again in full (state, key, PD, access, bounds, a
- * window's QP) under the same hold of mem->lock as the copy. For an
- * access that outlives its first check (an iWARP READ response queued
- * for later): once a rereg that narrows access or moves the MR to
- * another PD, a dereg, an unbind or an invalidate has returned, no byte
- * more moves through the old check. Returns 0 or srdma_rkey_check()'s
- * errors, with memory untouched.
+ * Check one access through @key in full (state, key, PD, access, bounds,
+ * a window's QP) and copy, under one hold of mem->lock: once a rereg that
+ * narrows access or moves the MR to another PD, a dereg, an unbind or an
+ * invalidate has returned, no byte more moves through the old check.
+ * Returns 0 or srdma_rkey_check()'s errors, with memory untouched.
  */
-int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
-		    u64 iova, void *buf, u64 length, int access,
-		    enum srdma_copy_dir dir)
+static int srdma_key_copy_held(struct srdma_qp *qp, struct srdma_mem *mem,
+			       u32 key, u64 iova, void *buf, u64 length,
+			       int access, bool remote, enum srdma_copy_dir dir)
 {
 	unsigned long flags;
 	int err;
 
 	read_lock_irqsave(&mem->lock, flags);
-	err = srdma_key_check_locked(mem, qp, rkey, iova, length, access,
-				     true);
+	err = srdma_key_check_locked(mem, qp, key, iova, length, access,
+				     remote);
 	if (!err)
 		err = srdma_mem_copy_locked(mem, iova, buf, length, dir);
 	read_unlock_irqrestore(&mem->lock, flags);
 	if (err)
-		srdma_count(qp_dev(qp), SRDMA_CNT_REMOTE_KEY_ERR);
+		srdma_count(qp_dev(qp), remote ? SRDMA_CNT_REMOTE_KEY_ERR :
+						 SRDMA_CNT_LOCAL_KEY_ERR);
 	return err;
+}
+
+/*
+ * srdma_key_copy_held() after looking @key up: one lookup and one lock
+ * hold for the check and the copy, the data path's cost per packet.
+ */
+static int srdma_key_copy(struct srdma_qp *qp, u32 key, u64 iova, void *buf,
+			  u64 length, int access, bool remote,
+			  enum srdma_copy_dir dir)
+{
+	struct srdma_mem *mem = srdma_key_get(qp_dev(qp), key);
+	int err;
+
+	if (!mem) {
+		srdma_count(qp_dev(qp), remote ? SRDMA_CNT_REMOTE_KEY_ERR :
+						 SRDMA_CNT_LOCAL_KEY_ERR);
+		return -EINVAL;
+	}
+	err = srdma_key_copy_held(qp, mem, key, iova, buf, length, access,
+				  remote, dir);
+	srdma_mem_put(mem);
+	return err;
+}
+
+/* For an access that outlives its first check: see transport.h. */
+int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
+		    u64 iova, void *buf, u64 length, int access,
+		    enum srdma_copy_dir dir)
+{
+	return srdma_key_copy_held(qp, mem, rkey, iova, buf, length, access,
+				   true, dir);
+}
+
+int srdma_rkey_check_copy(struct srdma_qp *qp, u32 rkey, u64 iova, void *buf,
+			  u64 length, int access, enum srdma_copy_dir dir)
+{
+	return srdma_key_copy(qp, rkey, iova, buf, length, access, true, dir);
 }
 
 /*
@@ -133,8 +168,6 @@ int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
 
 	while (len) {
 		const struct ib_sge *sge;
-		struct ib_sge part;
-		struct srdma_mem *mem;
 		u32 n;
 		int err;
 
@@ -147,14 +180,8 @@ int srdma_sge_copy(struct srdma_qp *qp, struct srdma_sge_cursor *c,
 			continue;
 		}
 		n = min(len, sge->length - c->off);
-		part.addr = sge->addr + c->off;
-		part.length = n;
-		part.lkey = sge->lkey;
-		mem = srdma_lkey_check(qp, &part, access, &err);
-		if (!mem)
-			return err;
-		err = srdma_mem_copy(mem, part.addr, buf, n, dir);
-		srdma_mem_put(mem);
+		err = srdma_key_copy(qp, sge->lkey, sge->addr + c->off, buf, n,
+				     access, false, dir);
 		if (err)
 			return err;
 		buf += n;

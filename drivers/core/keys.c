@@ -193,7 +193,10 @@ int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 	return 0;
 }
 
-/* The whole check of one access through @key, mem->lock held. */
+/*
+ * The whole check of one access through @key, mem->lock held. Local keys
+ * (lkeys) name MRs only.
+ */
 int srdma_key_check_locked(const struct srdma_mem *mem, struct srdma_qp *qp,
 			   u32 key, u64 iova, u64 length, int access,
 			   bool remote)
@@ -212,22 +215,21 @@ int srdma_key_check_locked(const struct srdma_mem *mem, struct srdma_qp *qp,
 }
 
 /*
- * Look up and check one access; the caller puts the reference. Local
- * keys (lkeys) name MRs only; a type 2 window is usable remotely only
- * through the QP it was bound on.
+ * Look up and check one access; the caller puts the reference. A type 2
+ * window is usable only through the QP it was bound on.
  */
-static struct srdma_mem *srdma_key_check(struct srdma_qp *qp, u32 key,
-					 u64 iova, u64 length, int access,
-					 bool remote, int *err)
+struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
+				   u64 iova, u64 length, int access,
+				   int *err)
 {
 	struct srdma_dev *dev = qp_dev(qp);
-	struct srdma_mem *mem = srdma_key_get(dev, key);
+	struct srdma_mem *mem = srdma_key_get(dev, rkey);
 	unsigned long flags;
 
 	if (mem) {
 		read_lock_irqsave(&mem->lock, flags);
-		*err = srdma_key_check_locked(mem, qp, key, iova, length,
-					      access, remote);
+		*err = srdma_key_check_locked(mem, qp, rkey, iova, length,
+					      access, true);
 		read_unlock_irqrestore(&mem->lock, flags);
 		if (!*err)
 			return mem;
@@ -235,22 +237,6 @@ static struct srdma_mem *srdma_key_check(struct srdma_qp *qp, u32 key,
 	} else {
 		*err = -EINVAL;
 	}
-	srdma_count(dev, remote ? SRDMA_CNT_REMOTE_KEY_ERR :
-				  SRDMA_CNT_LOCAL_KEY_ERR);
+	srdma_count(dev, SRDMA_CNT_REMOTE_KEY_ERR);
 	return NULL;
-}
-
-struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
-				   const struct ib_sge *sge, int access,
-				   int *err)
-{
-	return srdma_key_check(qp, sge->lkey, sge->addr, sge->length, access,
-			       false, err);
-}
-
-struct srdma_mem *srdma_rkey_check(struct srdma_qp *qp, u32 rkey,
-				   u64 iova, u64 length, int access,
-				   int *err)
-{
-	return srdma_key_check(qp, rkey, iova, length, access, true, err);
 }

@@ -646,9 +646,6 @@ bool srdma_mem_replace(struct srdma_dev *dev, struct srdma_mem *old,
 bool srdma_mem_in_range(const struct srdma_mem *mem, u64 iova, u64 length);
 int srdma_mem_check(const struct srdma_mem *mem, struct ib_pd *pd,
 		    int access, u64 iova, u64 length);
-struct srdma_mem *srdma_lkey_check(struct srdma_qp *qp,
-				   const struct ib_sge *sge, int access,
-				   int *err);
 int srdma_key_check_locked(const struct srdma_mem *mem, struct srdma_qp *qp,
 			   u32 key, u64 iova, u64 length, int access,
 			   bool remote);

@@ -486,6 +486,25 @@ int srdma_rkey_copy(struct srdma_qp *qp, struct srdma_mem *mem, u32 rkey,
 		    enum srdma_copy_dir dir);
 
 /**
+ * srdma_rkey_check_copy() - look up a remote key, check one access, copy
+ * @qp: the QP the access comes in on
+ * @rkey: the key
+ * @iova: first byte
+ * @buf: the buffer
+ * @length: bytes
+ * @access: IB_ACCESS_* needed
+ * @dir: SRDMA_TO_MEM or SRDMA_FROM_MEM
+ *
+ * srdma_rkey_check() and srdma_rkey_copy() in one: a lookup and one hold
+ * of the key's lock, for an access checked and done at once (one packet
+ * of an RDMA WRITE).
+ *
+ * Return: 0 or srdma_rkey_check()'s errors, memory untouched.
+ */
+int srdma_rkey_check_copy(struct srdma_qp *qp, u32 rkey, u64 iova, void *buf,
+			  u64 length, int access, enum srdma_copy_dir dir);
+
+/**
  * srdma_invalidate() - invalidate a key (local, or Send with Invalidate)
  * @qp: the QP; the key must be in its PD
  * @key: a fast-register MR's or a type 2 window's key

@@ -577,8 +577,6 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 					 struct roce_pkt *pkt)
 {
 	struct srdma_qp *qp = rqp->qp;
-	struct srdma_mem *mem;
-	int err;
 
 	if (pkt->flags & ROCE_F_FIRST) {
 		struct roce_reth *reth = pkt->ext;
@@ -599,23 +597,16 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 	if ((pkt->flags & ROCE_F_IMM) && !rqp->recv.held &&
 	    !srdma_recv_take(qp, &rqp->recv))
 		return ROCE_RNR;
-	if (pkt->paylen) {
-		/*
-		 * Checked per packet: an invalidate may land mid-message. And
-		 * again under the hold of the memory's lock that copies, so
-		 * no byte lands after a rereg or invalidate returned.
-		 */
-		mem = srdma_rkey_check(qp, rqp->wrkey, rqp->wva, pkt->paylen,
-				       IB_ACCESS_REMOTE_WRITE, &err);
-		if (!mem)
-			return ROCE_NAK_ACC;
-		err = srdma_rkey_copy(qp, mem, rqp->wrkey, rqp->wva,
-				      pkt->payload, pkt->paylen,
-				      IB_ACCESS_REMOTE_WRITE, SRDMA_TO_MEM);
-		srdma_mem_put(mem);
-		if (err)
-			return ROCE_NAK_ACC;
-	}
+	/*
+	 * Checked per packet (an invalidate may land mid-message), under the
+	 * hold of the memory's lock that copies: no byte lands after a rereg
+	 * or invalidate returned.
+	 */
+	if (pkt->paylen &&
+	    srdma_rkey_check_copy(qp, rqp->wrkey, rqp->wva, pkt->payload,
+				  pkt->paylen, IB_ACCESS_REMOTE_WRITE,
+				  SRDMA_TO_MEM))
+		return ROCE_NAK_ACC;
 	rqp->wva += pkt->paylen;
 	rqp->wresid -= pkt->paylen;
 	if ((pkt->flags & ROCE_F_LAST) && (pkt->flags & ROCE_F_IMM)) {
