@@ -37,6 +37,7 @@ rx_malformed rx_bad_pkey rx_bad_service rx_bad_path rx_duplicate
 iwarp_connects iwarp_accepts iwarp_rejects_sent iwarp_rejects_rcvd
 iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
 iwarp_setup_refused iwarp_backlog_refused iwarp_accept_paused
+iwarp_tx_spliced_bytes iwarp_tx_copied_bytes
 cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc"
 
 # every documented counter is there, in sysfs and in rdma statistic
@@ -61,22 +62,30 @@ xfer() { # ROUNDS SIZE PORT
 }
 
 counters_move() { # DEV
-	local c before=() after=() i=0 want=$((2 * 32 * 65000))
-	for c in tx_packets tx_bytes rx_packets rx_bytes; do
+	local c before=() after=() d=() i=0 want=$((2 * 32 * 65000))
+	local names="tx_packets tx_bytes rx_packets rx_bytes
+		iwarp_tx_spliced_bytes iwarp_tx_copied_bytes"
+	for c in $names; do
 		before+=("$(hw_counter "$1" "$c")")
 	done
 	xfer 32 65000 7480 || return 1
-	for c in tx_packets tx_bytes rx_packets rx_bytes; do
+	for c in $names; do
 		after+=("$(hw_counter "$1" "$c")")
+		d+=($((after[i] - before[i])))
 		echo "$c: ${before[$i]} -> ${after[$i]}"
 		i=$((i + 1))
 	done
 	# packets: at least two per round each way; bytes: all that moved
-	if [ $((after[0] - before[0])) -lt 64 ] ||
-		[ $((after[1] - before[1])) -lt "$want" ] ||
-		[ $((after[2] - before[2])) -lt 64 ] ||
-		[ $((after[3] - before[3])) -lt "$want" ]; then
+	if [ "${d[0]}" -lt 64 ] || [ "${d[1]}" -lt "$want" ] ||
+		[ "${d[2]}" -lt 64 ] || [ "${d[3]}" -lt "$want" ]; then
 		echo "expected at least 64 packets and $want bytes each way"
+		return 1
+	fi
+	[ "$kind" = siwarp ] || return 0
+	# every FPDU byte went to TCP one way or the other; over lo (scatter-
+	# gather) the full buffers of 64 KB messages went by reference
+	if [ $((d[4] + d[5])) -lt "${d[1]}" ] || [ "${d[4]}" -lt $((want / 2)) ]; then
+		echo "expected >= ${d[1]} FPDU bytes to TCP, >= $((want / 2)) by reference"
 		return 1
 	fi
 }

@@ -60,4 +60,72 @@ static inline int srdma_create_cq_attrs(struct ib_cq *ibcq,
  */
 #define srdma_assign_str(dst, src) strcpy(__get_str(dst), src)
 
+/*
+ * 6.5, "net: Kill sendpage" and its series (v6.5-rc1): ->sendpage() and
+ * kernel_sendpage() are gone; sendmsg() with MSG_SPLICE_PAGES and a bvec
+ * iterator takes page references instead. Sends the @len bytes at @off in
+ * the compound @page (whole pages of our own, never slab) by reference
+ * with @msg's flags; returns the bytes TCP took (fewer when the socket
+ * fills) or a negative errno. Either way TCP copies where the route
+ * cannot take page fragments.
+ */
+#include <linux/net.h>
+
+#define SRDMA_SEND_PAGES_MAX (64 * 1024)	/* the most one call sends */
+
+#if SRDMA_KERNEL_SINCE(6, 5)
+#include <linux/bvec.h>
+
+static inline int srdma_sock_send_pages(struct socket *s, struct msghdr *msg,
+					struct page *page, u32 off, u32 len)
+{
+	struct bio_vec bv[SRDMA_SEND_PAGES_MAX / PAGE_SIZE + 1];
+	u32 done = 0, n = 0;
+
+	if (WARN_ON_ONCE(len > SRDMA_SEND_PAGES_MAX))
+		return -EINVAL;		/* more than bv has room for */
+	while (done < len) {
+		u32 at = off + done;
+		u32 chunk = min_t(u32, len - done,
+				  PAGE_SIZE - offset_in_page(at));
+
+		bvec_set_page(&bv[n++], nth_page(page, at >> PAGE_SHIFT),
+			      chunk, offset_in_page(at));
+		done += chunk;
+	}
+	msg->msg_flags |= MSG_SPLICE_PAGES;
+	iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, bv, n, len);
+	return sock_sendmsg(s, msg);
+}
+#else
+static inline int srdma_sock_send_pages(struct socket *s, struct msghdr *msg,
+					struct page *page, u32 off, u32 len)
+{
+	u32 done = 0;
+
+	while (done < len) {
+		u32 at = off + done;
+		u32 chunk = min_t(u32, len - done,
+				  PAGE_SIZE - offset_in_page(at));
+		int flags = msg->msg_flags;
+		int rc;
+
+		/*
+		 * TCP pushes after the last piece only, also where it copies
+		 * the pages (MSG_MORE): no short segment per page.
+		 */
+		if (done + chunk < len)
+			flags |= MSG_SENDPAGE_NOTLAST | MSG_MORE;
+		rc = kernel_sendpage(s, nth_page(page, at >> PAGE_SHIFT),
+				     offset_in_page(at), chunk, flags);
+		if (rc <= 0)
+			return done ? done : rc;
+		done += rc;
+		if (rc < chunk)
+			break;
+	}
+	return done;
+}
+#endif
+
 #endif /* SRDMA_COMPAT_H */

@@ -45,12 +45,20 @@ enum iwarp_counter {
 	IWARP_CNT_ABORTS,		/* connections closed with a RST */
 	IWARP_CNT_BACKLOG_REFUSED,	/* waited for backlog room in vain */
 	IWARP_CNT_ACCEPT_PAUSED,	/* listener left its TCP queue alone */
+	IWARP_CNT_TX_SPLICED_BYTES,	/* FPDU bytes TCP took by reference */
+	IWARP_CNT_TX_COPIED_BYTES,	/* ...and those it copied */
 	IWARP_CNT_MAX,
 };
 
 static inline void iwarp_count(struct srdma_dev *dev, enum iwarp_counter c)
 {
 	srdma_tp_count(dev, c);
+}
+
+static inline void iwarp_count_add(struct srdma_dev *dev,
+				   enum iwarp_counter c, u64 n)
+{
+	srdma_tp_count_add(dev, c, n);
 }
 
 /* Longest header an FPDU can start with: untagged + atomic request. */
@@ -286,6 +294,7 @@ struct iwarp_qp {
 	struct work_struct tx_work;
 	struct mutex tx_mutex;		/* one writer on the socket */
 	u8 *tx_buf;			/* while it holds unsent bytes */
+	struct page *tx_page;		/* its pages, unless kvmalloc'ed */
 	u32 tx_buf_size;		/* for this connection's MSS */
 	u32 tx_len;
 	u32 tx_off;
@@ -417,7 +426,6 @@ int iwarp_tx_prepare(struct iwarp_qp *iqp, const struct iwarp_ep *ep,
 		     u32 max_payload);
 void iwarp_tx_buf_free(struct iwarp_qp *iqp);
 void iwarp_tx_tables_free(struct iwarp_qp *iqp);
-void iwarp_tx_pool_drain(void);
 void iwarp_tx_reset(struct iwarp_qp *iqp);
 void iwarp_tx_release(struct iwarp_qp *iqp);
 u32 iwarp_fpdu_seal(u8 *start, u32 ulpdu_len, bool crc);

@@ -28,6 +28,8 @@ const char *const iwarp_counter_names[IWARP_CNT_MAX] = {
 	[IWARP_CNT_ABORTS] = "iwarp_aborts",
 	[IWARP_CNT_BACKLOG_REFUSED] = "iwarp_backlog_refused",
 	[IWARP_CNT_ACCEPT_PAUSED] = "iwarp_accept_paused",
+	[IWARP_CNT_TX_SPLICED_BYTES] = "iwarp_tx_spliced_bytes",
+	[IWARP_CNT_TX_COPIED_BYTES] = "iwarp_tx_copied_bytes",
 };
 
 static void iwarp_obs_trace(struct iwarp_ep *ep, const char *step, int err)

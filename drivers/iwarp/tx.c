@@ -11,8 +11,9 @@
  *
  * The buffer is held only while it holds bytes TCP has not taken: a run
  * takes one when it has something to send and gives it back when it ends
- * with nothing left; one stopped by a full socket keeps it. An idle
- * connection holds none, which matters with a thousand of them.
+ * with nothing left, or as soon as TCP has taken its pages (they are
+ * TCP's then); one stopped by a full socket keeps it. An idle connection
+ * holds none, which matters with a thousand of them.
  */
 #include <linux/crc32c.h>
 #include <linux/sched/mm.h>
@@ -22,121 +23,47 @@
 #include "trace.h"
 
 /*
- * Free transmit buffers, one list per size (IWARP_TX_BUF_MIN to
- * IWARP_TX_BUF_SIZE, powers of two), kept so that a busy QP's run pays for
- * a short spinlock, not an allocation of up to 64 KiB. Each list keeps
- * at most IWARP_TX_POOL_BYTES; more go back to the allocator. Only process
- * context (tx_mutex holders) takes or gives, so a plain spinlock does.
+ * A buffer for a run that has bytes to build; false without one. It is
+ * whole pages of our own when it can be, so that TCP takes the FPDUs by
+ * reference (see iwarp_tx_push); a fragmented system gets a kvmalloc
+ * buffer that TCP copies from instead.
+ *
+ * Storage ULPs (nvme-rdma, NFS) write back through this path: the
+ * allocations must not wait for I/O, which may be our own. Only the scope,
+ * not a GFP_NOIO mask, keeps kvmalloc's vmalloc fallback from doing I/O.
  */
-#define IWARP_TX_POOL_LISTS \
-	(ilog2(IWARP_TX_BUF_SIZE) - ilog2(IWARP_TX_BUF_MIN) + 1)
-#define IWARP_TX_POOL_BYTES	(256 * 1024)
-
-struct iwarp_tx_free {
-	struct iwarp_tx_free *next;
-};
-
-static struct iwarp_tx_pool {
-	spinlock_t lock;		/* head, count */
-	struct iwarp_tx_free *head;
-	u32 count;
-} iwarp_tx_pool[IWARP_TX_POOL_LISTS] = {
-	[0 ... IWARP_TX_POOL_LISTS - 1] = {
-		.lock = __SPIN_LOCK_UNLOCKED(iwarp_tx_pool.lock),
-	},
-};
-
-static struct iwarp_tx_pool *iwarp_tx_pool_of(u32 size)
-{
-	return &iwarp_tx_pool[ilog2(size) - ilog2(IWARP_TX_BUF_MIN)];
-}
-
-/* A buffer of @size bytes, or NULL. Process context. */
-static void *iwarp_tx_pool_get(u32 size)
-{
-	struct iwarp_tx_pool *p = iwarp_tx_pool_of(size);
-	struct iwarp_tx_free *f;
-	unsigned int noio;
-	void *buf;
-
-	spin_lock(&p->lock);
-	f = p->head;
-	if (f) {
-		p->head = f->next;
-		p->count--;
-	}
-	spin_unlock(&p->lock);
-	if (f)
-		return f;
-	/*
-	 * Storage ULPs (nvme-rdma, NFS) write back through this path: the
-	 * allocation must not wait for I/O, which may be our own. kvmalloc
-	 * falls back to vmalloc (64 KiB need not be contiguous), which only
-	 * the scope, not a GFP_NOIO mask, keeps from doing I/O.
-	 */
-	noio = memalloc_noio_save();
-	buf = kvmalloc(size, GFP_KERNEL);
-	memalloc_noio_restore(noio);
-	return buf;
-}
-
-static void iwarp_tx_pool_put(void *buf, u32 size)
-{
-	struct iwarp_tx_pool *p = iwarp_tx_pool_of(size);
-	struct iwarp_tx_free *f = buf;
-	bool kept = false;
-
-	spin_lock(&p->lock);
-	if ((p->count + 1) * size <= IWARP_TX_POOL_BYTES) {
-		f->next = p->head;
-		p->head = f;
-		p->count++;
-		kept = true;
-	}
-	spin_unlock(&p->lock);
-	if (!kept)
-		kvfree(buf);
-}
-
-/* Module exit, every QP gone: free what the lists keep. */
-void iwarp_tx_pool_drain(void)
-{
-	u32 i;
-
-	for (i = 0; i < IWARP_TX_POOL_LISTS; i++) {
-		struct iwarp_tx_pool *p = &iwarp_tx_pool[i];
-		struct iwarp_tx_free *f;
-
-		spin_lock(&p->lock);
-		f = p->head;
-		p->head = NULL;
-		p->count = 0;
-		spin_unlock(&p->lock);
-		while (f) {
-			struct iwarp_tx_free *next = f->next;
-
-			kvfree(f);
-			f = next;
-		}
-	}
-}
-
-/* Take a buffer for a run that has bytes to build; false without one. */
 static bool iwarp_tx_buf_take(struct iwarp_qp *iqp)
 {
+	unsigned int noio;
+
 	lockdep_assert_held(&iqp->tx_mutex);
-	if (!iqp->tx_buf)
-		iqp->tx_buf = iwarp_tx_pool_get(iqp->tx_buf_size);
+	if (iqp->tx_buf)
+		return true;
+	noio = memalloc_noio_save();
+	iqp->tx_page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NOWARN |
+				   __GFP_NORETRY, get_order(iqp->tx_buf_size));
+	if (iqp->tx_page)
+		iqp->tx_buf = page_address(iqp->tx_page);
+	else
+		iqp->tx_buf = kvmalloc(iqp->tx_buf_size, GFP_KERNEL);
+	memalloc_noio_restore(noio);
 	return iqp->tx_buf;
 }
 
-/* Give the buffer back once TCP has taken every byte in it. */
+/*
+ * Drop the buffer once TCP has taken every byte in it. Pages TCP took by
+ * reference stay until it is done with them: ours is one reference only.
+ */
 static void iwarp_tx_buf_give(struct iwarp_qp *iqp)
 {
 	lockdep_assert_held(&iqp->tx_mutex);
 	if (!iqp->tx_buf || iqp->tx_len)
 		return;
-	iwarp_tx_pool_put(iqp->tx_buf, iqp->tx_buf_size);
+	if (iqp->tx_page)
+		put_page(iqp->tx_page);
+	else
+		kvfree(iqp->tx_buf);
+	iqp->tx_page = NULL;
 	iqp->tx_buf = NULL;
 }
 
@@ -482,15 +409,21 @@ static void iwarp_tx_complete(struct iwarp_qp *iqp)
  * it in all: a peer that opens its window a byte at a time makes
  * progress on every send and would otherwise hold us for as long as it
  * likes.
+ *
+ * A page-backed buffer at least half full is spliced: TCP holds its pages
+ * rather than copying the bytes (it copies them after all where the route
+ * cannot take page fragments). Once all of it is out it is given back,
+ * never reused, since TCP may still be sending from it. Fewer bytes are
+ * copied: a few small FPDUs spliced would pin a whole buffer each for as
+ * long as TCP holds them, a multiple of the memory TCP accounts for.
  */
 static int iwarp_tx_push(struct iwarp_qp *iqp, struct socket *s,
 			 const unsigned long *deadline)
 {
+	bool splice = iqp->tx_page && iqp->tx_len >= iqp->tx_buf_size / 2;
+
 	while (iqp->tx_off < iqp->tx_len) {
-		struct kvec iov = {
-			.iov_base = iqp->tx_buf + iqp->tx_off,
-			.iov_len = iqp->tx_len - iqp->tx_off,
-		};
+		u32 len = iqp->tx_len - iqp->tx_off;
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 		long left = 0;
 		int rc;
@@ -503,15 +436,30 @@ static int iwarp_tx_push(struct iwarp_qp *iqp, struct socket *s,
 		} else {
 			msg.msg_flags |= MSG_DONTWAIT;
 		}
-		rc = kernel_sendmsg(s, &msg, &iov, 1, iov.iov_len);
+		if (splice) {
+			rc = srdma_sock_send_pages(s, &msg, iqp->tx_page,
+						   iqp->tx_off, len);
+		} else {
+			struct kvec iov = {
+				.iov_base = iqp->tx_buf + iqp->tx_off,
+				.iov_len = len,
+			};
+
+			rc = kernel_sendmsg(s, &msg, &iov, 1, len);
+		}
 		if (rc == -EAGAIN && deadline)
 			return -ETIMEDOUT;
 		if (rc <= 0)
 			return rc ? rc : -EPIPE;
 		iqp->tx_off += rc;
+		iwarp_count_add(qp_dev(iqp->qp), splice ?
+				IWARP_CNT_TX_SPLICED_BYTES :
+				IWARP_CNT_TX_COPIED_BYTES, rc);
 	}
 	iqp->tx_off = 0;
 	iqp->tx_len = 0;
+	if (splice)
+		iwarp_tx_buf_give(iqp);
 	return 0;
 }
 
@@ -747,6 +695,7 @@ int iwarp_tx_prepare(struct iwarp_qp *iqp, const struct iwarp_ep *ep,
 
 	BUILD_BUG_ON(IWARP_MAX_FPDU + IWARP_MAX_HDR + 3 + MPA_CRC_SIZE >
 		     IWARP_TX_BUF_SIZE);
+	BUILD_BUG_ON(IWARP_TX_BUF_SIZE > SRDMA_SEND_PAGES_MAX);
 	BUILD_BUG_ON(!is_power_of_2(IWARP_TX_BUF_MIN) ||
 		     !is_power_of_2(IWARP_TX_BUF_SIZE));
 	if (!iqp->orq || iqp->orq_mask + 1 < ep->conn.ord) {
