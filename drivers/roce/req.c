@@ -141,11 +141,12 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	/*
 	 * Paced (cc.c), packets leave slowly: every one asks for an ACK, or
 	 * ROCE_ACKREQ_EVERY of them could outlast the retransmit timeout.
-	 * ack.c sends one ACK per receive batch, not one per request.
+	 * ack.c sends one ACK per receive batch, not one per request. A
+	 * message's first packet never asks: the last packet before it did.
 	 */
 	if (roce_service(qp) == ROCE_OP_RC &&
 	    ((flags & ROCE_FILL_ACKREQ) || last || rqp->cc.limited ||
-	     !(idx % ROCE_ACKREQ_EVERY)))
+	     (idx && !(idx % ROCE_ACKREQ_EVERY))))
 		bth_flags |= ROCE_FILL_ACKREQ;
 	if (last && (w->wr.send_flags & IB_SEND_SOLICITED))
 		bth_flags |= ROCE_FILL_SE;
