@@ -38,7 +38,7 @@ iwarp_connects iwarp_accepts iwarp_rejects_sent iwarp_rejects_rcvd
 iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
 iwarp_setup_refused iwarp_backlog_refused iwarp_accept_paused
 iwarp_tx_spliced_bytes iwarp_tx_copied_bytes
-cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc"
+cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc ack_sent"
 
 # every documented counter is there, in sysfs and in rdma statistic
 counters_listed() { # DEV
@@ -64,7 +64,7 @@ xfer() { # ROUNDS SIZE PORT
 counters_move() { # DEV
 	local c before=() after=() d=() i=0 want=$((2 * 32 * 65000))
 	local names="tx_packets tx_bytes rx_packets rx_bytes
-		iwarp_tx_spliced_bytes iwarp_tx_copied_bytes"
+		iwarp_tx_spliced_bytes iwarp_tx_copied_bytes ack_sent"
 	for c in $names; do
 		before+=("$(hw_counter "$1" "$c")")
 	done
@@ -81,7 +81,11 @@ counters_move() { # DEV
 		echo "expected at least 64 packets and $want bytes each way"
 		return 1
 	fi
-	[ "$kind" = siwarp ] || return 0
+	if [ "$kind" = sroce ]; then
+		# the last packet of each round's SEND asks for an ACK
+		[ "${d[6]}" -ge 32 ] || { echo "expected >= 32 ACKs sent"; return 1; }
+		return 0
+	fi
 	# every FPDU byte went to TCP one way or the other; over lo (scatter-
 	# gather) the full buffers of 64 KB messages went by reference
 	if [ $((d[4] + d[5])) -lt "${d[1]}" ] || [ "${d[4]}" -lt $((want / 2)) ]; then

@@ -40,6 +40,7 @@ const char *const roce_counter_names[ROCE_CNT_MAX] = {
 	[ROCE_CNT_CC_CNP_RX] = "cc_cnp_rx",
 	[ROCE_CNT_CC_RATE_DEC] = "cc_rate_dec",
 	[ROCE_CNT_CC_RATE_INC] = "cc_rate_inc",
+	[ROCE_CNT_ACK_SENT] = "ack_sent",
 };
 
 /* The requester goes back to una_psn (req.c, roce_req_rewind). */
@@ -89,8 +90,10 @@ void roce_obs_ack_sent(struct srdma_qp *qp, u8 syndrome, u32 psn)
 {
 	struct srdma_dev *dev = qp_dev(qp);
 
-	if ((syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_ACK)
+	if ((syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_ACK) {
+		roce_count(dev, ROCE_CNT_ACK_SENT);
 		return;
+	}
 	qp->stats.naks_sent++;
 	trace_srdma_nak_send(&qp->ibqp, syndrome, psn);
 	/* sequence and RNR NAKs are counted where resp.c decides on them */

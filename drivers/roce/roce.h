@@ -56,6 +56,7 @@ enum roce_counter {
 	ROCE_CNT_CC_CNP_RX,
 	ROCE_CNT_CC_RATE_DEC,
 	ROCE_CNT_CC_RATE_INC,
+	ROCE_CNT_ACK_SENT,		/* plain ACKs, one per receive batch */
 	ROCE_CNT_MAX,
 };
 
