@@ -12,8 +12,13 @@
 # client together). Rows and columns are those of tools/bench-guest.sh:
 # $VM_OUT/loopback.csv as points.csv, $VM_OUT/loopback-cpu.csv as cpu.csv.
 #
+# After each RDMA system's points, one run of BENCH_COUNT_MSGS (1000)
+# 64 KiB WRITEs with the driver's and TCP's counters read around it:
+# $VM_OUT/loopback-counts.csv.
+#
 # Environment (from bench-loopback.sh): BENCH_SYSTEMS, BENCH_SIZES,
-# BENCH_REPS, BENCH_SECS (seconds per point), BENCH_WARMUP (seconds).
+# BENCH_REPS, BENCH_SECS (seconds per point), BENCH_WARMUP (seconds),
+# BENCH_COUNT_MSGS.
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
@@ -30,6 +35,8 @@ secs=${BENCH_SECS:-3}
 warm=${BENCH_WARMUP:-30}
 out=$VM_OUT/loopback.csv
 cpu_out=$VM_OUT/loopback-cpu.csv
+counts_out=$VM_OUT/loopback-counts.csv
+count=${BENCH_COUNT_MSGS:-1000}
 port=20000
 
 log() { echo "bench[host$VM_HOST]: $*" >&2; }
@@ -135,7 +142,37 @@ warm_up() { # SYSTEM
 	fi
 }
 
+# What the driver and TCP counted: the device's hw counters (none for
+# siw) and TCP's segments out, one "name value" line each.
+counter_snapshot() {
+	local f
+	for f in /sys/class/infiniband/dev0/ports/1/hw_counters/*; do
+		[ -r "$f" ] && echo "${f##*/} $(cat "$f")"
+	done
+	awk '$1 == "Tcp:" && !h { for (i = 2; i <= NF; i++) n[i] = $i; h = 1; next }
+	     $1 == "Tcp:" { for (i = 2; i <= NF; i++) if (n[i] == "OutSegs") print "tcp_out_segs", $i }' /proc/net/snmp
+}
+
+# Work per message, counted: one run of exactly $count 64 KiB WRITEs
+# (ib_write_bw -n; no duration margins), with the counters' differences
+# around it in $counts_out (system, messages, counter, difference).
+# Both ends are this VM, so each packet is counted out and in once.
+count_point() { # SYSTEM
+	local sys=$1 id=$1/count/write/65536 before after
+	[ "$sys" = tcp ] && return 0
+	log "$id: $count messages"
+	before=$(counter_snapshot)
+	# shellcheck disable=SC2046
+	lo_point "$id" ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -n "$count" -s 65536 -p @PORT@ -- \
+		ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -n "$count" -s 65536 -p @PORT@ "$addr" ||
+		{ log "$id failed"; return 0; }
+	after=$(counter_snapshot)
+	join <(sort <<< "$before") <(sort <<< "$after") |
+		awk -v s="$sys" -v n="$count" '{ print s "," n "," $1 "," $3 - $2 }' >> "$counts_out"
+}
+
 echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us,bytes" > "$out"
+echo "system,messages,counter,difference" > "$counts_out"
 : > "$cpu_out"
 log "loopback on eth0, $addr to itself: $(ip -o route get "$addr" 2> /dev/null)"
 for sys in $systems; do
@@ -154,6 +191,7 @@ for sys in $systems; do
 			bw_point "$sys" write "$size" "$rep"
 		done
 	done
+	count_point "$sys"
 done
 rdma_all_down dev0
 exit 0

@@ -7,7 +7,9 @@
 # rdma_rxe and siw, against TCP (iperf3) between the same address and
 # itself, with TCP's point run again next to each system's, and the CPU
 # time per GB of each (tools/bench-loopback-guest.sh). Each point runs
-# BENCH_REPS times (median reported) under a hard timeout.
+# BENCH_REPS times (median reported) under a hard timeout. Then, per RDMA
+# system, the work per message counted: the driver's counters and TCP's
+# segments around BENCH_COUNT_MSGS (1000) 64 KiB WRITEs.
 #
 #   tools/bench-loopback.sh [-q]    -q: quick (1 repetition)
 #
@@ -15,11 +17,12 @@
 # BENCH_SECS (3 s per point), BENCH_WARMUP (30 s of unrecorded traffic per
 # system), BENCH_LOOPBACK_SIZES (65536), BENCH_SMP (the VM's vCPUs, 2:
 # server and client each busy-poll one), BENCH_LIMIT (the VM's hard time
-# limit, seconds).
+# limit, seconds), BENCH_COUNT_MSGS (1000).
 #
 # Output in build/bench/: loopback.csv (every measurement, the columns of
-# points.csv), loopback-cpu.csv, loopback-summary.csv (medians) and the
-# table on the terminal with the ratios the targets name.
+# points.csv), loopback-cpu.csv, loopback-summary.csv (medians),
+# loopback-counts.csv (counter differences) and the tables on the
+# terminal: the ratios the targets name, and the counts per message.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -32,6 +35,7 @@ sizes=${BENCH_LOOPBACK_SIZES:-65536}
 secs=${BENCH_SECS:-3}
 warm=${BENCH_WARMUP:-30}
 smp=${BENCH_SMP:-2}
+count=${BENCH_COUNT_MSGS:-1000}
 out=$SRDMA_REPO/build/bench
 mkdir -p "$out"
 
@@ -39,17 +43,18 @@ mkdir -p "$out"
 case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 
 # per system: the warm-up, then per repetition and size two points (TCP's
-# and the system's; TCP alone has one), each at most one attempt's
-# timeout (bench-loopback-guest.sh lo_point) plus set-up
+# and the system's; TCP alone has one) and the counted run, each at most
+# one attempt's timeout (bench-loopback-guest.sh lo_point) plus set-up
 nsys=$(echo "$systems" | wc -w)
 nsizes=$(echo "$sizes" | wc -w)
-limit=${BENCH_LIMIT:-$(((warm * 6 + 100) * nsys + (secs * 6 + 100) * 2 * nsizes * reps * nsys + 300))}
+limit=${BENCH_LIMIT:-$(((warm * 6 + 100) * nsys + (secs * 6 + 100) * (2 * nsizes * reps + 1) * nsys + 300))}
 echo "==> bench --loopback: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system, one VM of $smp vCPUs (hard limit ${limit}s)"
 vm=$SRDMA_REPO/build/vm/out/bench-loopback
 rm -rf "$vm"
 "$here/vm/run.sh" -n 1 -t "$limit" -N bench-loopback -s "$smp" \
 	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
 	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" \
+	-e "BENCH_COUNT_MSGS=$count" \
 	-- "$here/bench-loopback-guest.sh" > "$out/loopback-vm.log" 2>&1 &
 vmpid=$!
 bench_follow "$vmpid" "$vm"
@@ -57,4 +62,6 @@ wait "$vmpid" || echo "==> bench --loopback: the VM reported failure (see $out/l
 
 [ -r "$vm/host1/loopback.csv" ] || die "no measurements (see $out/loopback-vm.log)"
 cp "$vm/host1/loopback.csv" "$vm/host1/loopback-cpu.csv" "$out/"
+rm -f "$out/loopback-counts.csv"
+[ -r "$vm/host1/loopback-counts.csv" ] && cp "$vm/host1/loopback-counts.csv" "$out/"
 /usr/bin/python3 "$here/bench_loopback_report.py" "$out" "$secs"

@@ -7,7 +7,9 @@ GB, loopback-summary.csv and the table with the ratios the targets name.
   bench_loopback_report.py OUT_DIR SECONDS_PER_POINT
 
 OUT_DIR holds loopback.csv and loopback-cpu.csv, in the columns of
-points.csv and cpu.csv (tools/bench_report.py reads them).
+points.csv and cpu.csv (tools/bench_report.py reads them), and
+loopback-counts.csv, the counters around a counted run per system, of
+which the table of counts per message is made.
 """
 import csv
 import os
@@ -25,6 +27,46 @@ def tcp_ref(m, s, size):
     """TCP's medians from the runs next to system s's points, or TCP's own
     block when there are none."""
     return m.get(("tcp", "bw", "ref-" + s, size)) or point(m, "tcp", size)
+
+
+# Counters worth a line per message, where a system has them: srdma's
+# (packets out, ACKs, how siwarp's bytes went to TCP), rdma_rxe's, TCP's.
+COUNTS = [
+    ("tx_packets", "packets or FPDUs out, ACKs included"),
+    ("ack_sent", "ACKs sent"),
+    ("retransmits", "packets resent"),
+    ("iwarp_tx_spliced_bytes", "bytes to TCP by page reference"),
+    ("iwarp_tx_copied_bytes", "bytes to TCP by copy"),
+    ("sent_pkts", "packets out, ACKs included (rdma_rxe)"),
+    ("ack_deferred", "ACKs deferred (rdma_rxe)"),
+    ("tcp_out_segs", "TCP segments out, ACKs included"),
+]
+
+
+def counts(out):
+    """{system: (messages, {counter: difference})} from loopback-counts.csv."""
+    path = os.path.join(out, "loopback-counts.csv")
+    res = {}
+    if not os.path.exists(path):
+        return res
+    for row in csv.DictReader(open(path)):
+        msgs, diffs = res.setdefault(row["system"], (int(row["messages"]), {}))
+        diffs[row["counter"]] = int(row["difference"])
+    return res
+
+
+def print_counts(out):
+    c = counts(out)
+    if not c:
+        return
+    print("\nWork per 64 KiB WRITE, counted: the differences over one run of a"
+          " fixed number\nof messages, per message (both ends are this VM:"
+          " each packet counts out once)")
+    for s in [s for s in ORDER if s in c]:
+        msgs, diffs = c[s]
+        for name, what in COUNTS:
+            if name in diffs:
+                print("  %-7s %-24s %10.2f  %s" % (s, name, diffs[name] / msgs, what))
 
 
 def verdict(r, ok):
@@ -80,7 +122,9 @@ def main():
                 s, "kernel CPU per GB / TCP",
                 fmt(ratio(point(m, s, 65536).get("kcpu"),
                           tcp_ref(m, s, 65536).get("kcpu")), "%.2f")))
-    print("\nCSV: %s/loopback.csv, %s/loopback-summary.csv" % (out, out))
+    print_counts(out)
+    print("\nCSV: %s/loopback.csv, %s/loopback-summary.csv,"
+          " %s/loopback-counts.csv" % (out, out, out))
 
 
 if __name__ == "__main__":
