@@ -111,6 +111,14 @@ static inline int srdma_sock_send_pages(struct socket *s, struct msghdr *msg,
 		int rc;
 
 		/*
+		 * A blocking send waits up to sk_sndtimeo per call: one page
+		 * per call, so that the caller's deadline, which sets it
+		 * before each, holds for the whole.
+		 */
+		if (done && !(flags & MSG_DONTWAIT))
+			break;
+
+		/*
 		 * TCP pushes after the last piece only, also where it copies
 		 * the pages (MSG_MORE): no short segment per page.
 		 */
