@@ -40,8 +40,10 @@ static bool iwarp_tx_buf_take(struct iwarp_qp *iqp)
 	if (iqp->tx_buf)
 		return true;
 	noio = memalloc_noio_save();
-	iqp->tx_page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NOWARN |
-				   __GFP_NORETRY, get_order(iqp->tx_buf_size));
+	/* no reclaim or compaction for it: kvmalloc is the fallback */
+	iqp->tx_page = alloc_pages((GFP_KERNEL & ~__GFP_DIRECT_RECLAIM) |
+				   __GFP_COMP | __GFP_NOWARN,
+				   get_order(iqp->tx_buf_size));
 	if (iqp->tx_page)
 		iqp->tx_buf = page_address(iqp->tx_page);
 	else
@@ -410,17 +412,19 @@ static void iwarp_tx_complete(struct iwarp_qp *iqp)
  * progress on every send and would otherwise hold us for as long as it
  * likes.
  *
- * A page-backed buffer at least half full is spliced: TCP holds its pages
- * rather than copying the bytes (it copies them after all where the route
- * cannot take page fragments). Once all of it is out it is given back,
- * never reused, since TCP may still be sending from it. Fewer bytes are
- * copied: a few small FPDUs spliced would pin a whole buffer each for as
- * long as TCP holds them, a multiple of the memory TCP accounts for.
+ * A page-backed buffer at least half full is spliced where the route
+ * takes page fragments: TCP holds its pages rather than copying the
+ * bytes. Once all of it is out it is given back, never reused, since TCP
+ * may still be sending from it. Fewer bytes are copied: a few small FPDUs
+ * spliced would pin a whole buffer each for as long as TCP holds them, a
+ * multiple of the memory TCP accounts for. Without scatter-gather TCP
+ * would copy spliced pages anyway, and a copied buffer is kept.
  */
 static int iwarp_tx_push(struct iwarp_qp *iqp, struct socket *s,
 			 const unsigned long *deadline)
 {
-	bool splice = iqp->tx_page && iqp->tx_len >= iqp->tx_buf_size / 2;
+	bool splice = iqp->tx_page && iqp->tx_len >= iqp->tx_buf_size / 2 &&
+		      (READ_ONCE(s->sk->sk_route_caps) & NETIF_F_SG);
 
 	while (iqp->tx_off < iqp->tx_len) {
 		u32 len = iqp->tx_len - iqp->tx_off;
