@@ -254,19 +254,13 @@ static void roce_arm_retrans(struct roce_qp *rqp)
 }
 
 /*
- * No packet could be allocated, nothing was sent. With packets in flight
- * on an RC QP the retransmit timer brings the requester back; with none
- * (the first packet of a burst), on UC and UD, or with an infinite
- * timeout, nothing would, and the WQE would wait for the next post: run
- * again shortly instead. Lock held.
+ * No packet could be allocated, nothing was sent: run again shortly. An
+ * ACK need not come to bring the requester back, since the packets in
+ * flight may none of them ask for one; nor the retransmit timer, which
+ * would spend one of the QP's retries on our own shortage. Lock held.
  */
 static void roce_req_nomem(struct roce_qp *rqp)
 {
-	struct srdma_qp *qp = rqp->qp;
-
-	if (qp->ibqp.qp_type == IB_QPT_RC && qp->attr.timeout &&
-	    rqp->una_psn != rqp->next_psn)
-		return;
 	roce_req_wake_in(rqp, ROCE_NOMEM_RETRY_NS);
 }
 
