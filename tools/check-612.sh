@@ -10,13 +10,15 @@
 # SRDMA_CHECK_SERIES another kernel series than 6.12. BUILD_LOCK=FILE
 # takes an flock on FILE for the build (VM_LOCK does so for each VM run).
 #
-# The subset, about 11 minutes under TCG on two cores: everything that
+# The subset, about 13 minutes under TCG on two cores: everything that
 # touches an API that differs between 6.1 and 6.12 (create_cq, the object
 # life cycle, netdev events, the module notifier keeping rdma_rxe out) and
 # each transport's data path between two hosts, with the stock user space
-# (pingpongs, rdma_cm tools, perftest, pyverbs); and the remote access
+# (pingpongs, rdma_cm tools, perftest, pyverbs); the remote access
 # rules, since 6.12 pins read-only MRs differently (a write-sealed memfd
-# can be registered for reading there).
+# can be registered for reading there); and srdma_observe, whose siwarp
+# transfer over lo goes to TCP by MSG_SPLICE_PAGES there (6.1:
+# kernel_sendpage).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -55,6 +57,6 @@ fi
 
 tests=(srdma_logic.sh srdma_kulp.sh srdma_devices.sh srdma_netdev.sh srdma_objects.sh
 	srdma_rxe_exclusive.sh srdma_siw_coexist.sh srdma_pyverbs.sh
-	roce_remote_access.sh roce_two_hosts.sh iwarp_two_hosts.sh)
+	roce_remote_access.sh roce_two_hosts.sh iwarp_two_hosts.sh srdma_observe.sh)
 KVER=$kver SRDMA_CHECK_KO=$mod/srdma.ko SRDMA_CHECK_LABEL=$label \
 	SRDMA_CHECK_TESTS="${SRDMA_CHECK_TESTS:-${tests[*]}}" exec "$here/check.sh"
