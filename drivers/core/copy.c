@@ -55,6 +55,21 @@ static int srdma_copy_pages(const struct srdma_mem *mem, u64 iova, void *buf,
 	return 0;
 }
 
+/* The copy once the key's state and range were checked, mem->lock held. */
+static int srdma_mem_copy_checked(const struct srdma_mem *mem, u64 iova,
+				  void *buf, u64 length,
+				  enum srdma_copy_dir dir)
+{
+	/*
+	 * A window addresses its MR's memory with the MR's iova. The bound
+	 * MR cannot be invalidated, deregistered or re-registered while the
+	 * window holds it, and it is unbound only under our lock.
+	 */
+	if (mem->type == SRDMA_MEM_MW)
+		mem = mem->mr;
+	return srdma_copy_pages(mem, iova, buf, length, dir);
+}
+
 /*
  * Copy with mem->lock held for reading: the key must still be valid and
  * cover the range, or nothing is touched (-EINVAL once invalidated).
@@ -66,14 +81,7 @@ int srdma_mem_copy_locked(struct srdma_mem *mem, u64 iova, void *buf,
 		return -EINVAL;
 	if (!srdma_mem_in_range(mem, iova, length))
 		return -ERANGE;
-	/*
-	 * A window addresses its MR's memory with the MR's iova. The bound
-	 * MR cannot be invalidated, deregistered or re-registered while the
-	 * window holds it, and it is unbound only under our lock.
-	 */
-	if (mem->type == SRDMA_MEM_MW)
-		mem = mem->mr;
-	return srdma_copy_pages(mem, iova, buf, length, dir);
+	return srdma_mem_copy_checked(mem, iova, buf, length, dir);
 }
 
 /*
@@ -111,7 +119,7 @@ static int srdma_key_copy_held(struct srdma_qp *qp, struct srdma_mem *mem,
 	err = srdma_key_check_locked(mem, qp, key, iova, length, access,
 				     remote);
 	if (!err)
-		err = srdma_mem_copy_locked(mem, iova, buf, length, dir);
+		err = srdma_mem_copy_checked(mem, iova, buf, length, dir);
 	read_unlock_irqrestore(&mem->lock, flags);
 	if (err)
 		srdma_count(qp_dev(qp), remote ? SRDMA_CNT_REMOTE_KEY_ERR :
