@@ -248,39 +248,84 @@ pair() {
 # since the client cannot see the peer's rdma_cm listener.
 READY_PORT=19999
 peer_pair() {
-	local role=$1 srv=() cli=() i spid rpid rc peer
+	local role=$1 srv=() cli=() i spid rpid kpid rc peer out
 	shift
 	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
 	if [ "$role" = server ]; then
 		# a tool whose client gave up half-way (perftest can crash after
-		# a refused connect) waits for its timeout: then serve again
+		# a refused connect) would wait for its timeout: the client asks
+		# for a new server through RESTART_PORT instead
 		for i in 1 2 3; do
 			"${srv[@]}" &
 			spid=$!
 			wait_for 30 server_listening
-			tcp_accept_once 300 "$READY_PORT" 2> /dev/null &
+			(exec timeout 300 /usr/bin/python3 -c "$kill_on_connect" \
+				"$RESTART_PORT" "$spid" 2> /dev/null) &
+			kpid=$!
+			(exec timeout 300 /usr/bin/python3 -c "$kill_on_connect" \
+				"$READY_PORT" 2> /dev/null) &
 			rpid=$!
 			wait "$spid"
 			rc=$?
-			kill "$rpid" 2> /dev/null
-			wait "$rpid" 2> /dev/null
+			kill "$rpid" "$kpid" 2> /dev/null
+			wait "$rpid" "$kpid" 2> /dev/null
 			[ "$rc" = 0 ] && return 0
 			echo "peer_pair: server attempt $i failed ($rc), serving again"
+			wait_for 30 server_gone
 		done
 		return "$rc"
 	fi
 	peer=192.0.2.$((10 + 3 - ${VM_HOST:-1}))
+	out=$(mktemp)
 	for i in $(seq 1 30); do
 		wait_for 60 peer_ready "$peer"
-		"${cli[@]}" && return 0
+		# shown as it comes (a step killed at its timeout keeps it)
+		"${cli[@]}" 2>&1 | tee "$out"
+		[ "${PIPESTATUS[0]}" = 0 ] && { rm -f "$out"; return 0; }
+		if perftest_lost_retry "$(cat "$out")"; then
+			echo "peer_pair: perftest's client was refused once and cannot retry (perftest 4.5 bug): new server"
+			wait_for 10 tcp_port_open "$peer" "$RESTART_PORT"
+		fi
 		echo "peer_pair: client attempt $i failed, retrying"
 		sleep 2
 	done
+	rm -f "$out"
 	return 1
 }
 peer_ready() { tcp_port_open "$1" "$READY_PORT"; }
+RESTART_PORT=19997
+# python3 -c "$kill_on_connect" PORT [PID]: listen on PORT until one peer
+# connects, then end PID and every process under it, if given: a server
+# started through lib.sh's timeout function is a subshell whose children
+# would outlive it, holding the server's port. A background listener is
+# exec'ed under coreutils' timeout for the same reason: killing its job
+# ends it and frees the port.
+kill_on_connect='import os, signal, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(1)
+s.accept()
+if len(sys.argv) > 2:
+    kids = {}
+    for d in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(d))
+    todo = [int(sys.argv[2])]
+    while todo:
+        pid = todo.pop()
+        todo += kids.get(pid, [])
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass'
+
 
 # tcp_barrier (two hosts): returns on each host once both have called it.
 # It goes over TCP, so it holds where RDMA traffic cannot get through (a
@@ -295,14 +340,7 @@ tcp_barrier() {
 }
 tcp_port_open() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$2" 2> /dev/null; }
 # tcp_accept_once SECS PORT: listen on PORT until one peer connects.
-tcp_accept_once() {
-	timeout "$1" /usr/bin/python3 -c 'import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", int(sys.argv[1])))
-s.listen(1)
-s.accept()' "$2"
-}
+tcp_accept_once() { timeout "$1" /usr/bin/python3 -c "$kill_on_connect" "$2"; }
 
 # pattern_bytes SEED MIB: MIB MiB of pseudo-random bytes from SEED, the
 # same on every host (the ULP tests write on one, check on the other).
