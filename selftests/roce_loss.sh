@@ -4,8 +4,8 @@
 # timeout: 2000
 # RC over a lossy wire: with netem dropping 2%, reordering 5%, duplicating
 # 1% and corrupting 0.1% of the frames both ways (all but rdma_cm's MADs),
-# 256 MiB of RDMA WRITEs and SENDs (rc_xfer.c: every byte checked, every
-# round exactly once), 128
+# 128 MiB of RDMA WRITEs and SENDs (rc_xfer.c: every byte checked, every
+# round exactly once), 64
 # WRITEs of 64 KiB each read back by a READ posted together with the SEND
 # behind it (a NAK for the SEND must not skip the READ's lost responses;
 # small, since a READ response lost or reordered costs a go-back), and
@@ -77,14 +77,14 @@ recovered_selectively() {
 	[ "$(hw_counter dev0 "$c")" -gt 0 ]
 }
 xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
-ROUNDS=${ROCE_LOSS_ROUNDS:-128} # of 1 MiB WRITE + 1 MiB SEND
+ROUNDS=${ROCE_LOSS_ROUNDS:-64} # of 1 MiB WRITE + 1 MiB SEND
 writes_sends() {
 	local t0=$SECONDS
 	peer_pair "$(role)" timeout 600 "$xfer" -s "$s4" -n "$ROUNDS" -z 1048576 -- \
 		timeout 600 "$xfer" -c "$s4" -n "$ROUNDS" -z 1048576 || return 1
 	echo "moved $((2 * ROUNDS)) MiB in $((SECONDS - t0)) s"
 }
-RD_ROUNDS=${ROCE_LOSS_READ_ROUNDS:-128} # of 64 KiB WRITE + READ + SEND
+RD_ROUNDS=${ROCE_LOSS_READ_ROUNDS:-64} # of 64 KiB WRITE + READ + SEND
 writes_reads_sends() {
 	peer_pair "$(role)" timeout 600 "$xfer" -s "$s4" -n "$RD_ROUNDS" -z 65536 -- \
 		timeout 600 "$xfer" -c "$s4" -n "$RD_ROUNDS" -z 65536 -r
