@@ -35,8 +35,8 @@ role() { [ "$1" = "$me" ] && echo server || echo client; }
 
 rping_v() { # SERVER_HOST ADDR_OF_SERVER
 	peer_pair "$(role "$1")" \
-		timeout 90 rping -s -a "$2" -V -C 20 -S 4000 -- \
-		timeout 90 rping -c -a "$2" -V -C 20 -S 4000
+		run_watched 90 rping -s -a "$2" -V -C 20 -S 4000 -- \
+		rping_client 90 -a "$2" -V -C 20 -S 4000
 }
 perf() { # SERVER_HOST TOOL ARGS...
 	local host=$1 tool=$2

@@ -203,6 +203,54 @@ server_gone() { ! server_listening; }
 # connection retry"). perftest says so before it fails.
 perftest_lost_retry() { grep -q 'Event: RDMA_CM_EVENT_REJECTED' <<< "$1"; }
 
+# run_watched SECS CMD...: CMD under a SECS timeout; if it still runs at
+# half its time, this host's QPs, counters and TCP sockets (their queues:
+# bytes a peer sent that nobody read) go to the log, so that a stall can
+# be told from a slow run and chased on either side.
+run_watched() {
+	local secs=$1 pid wpid rc
+	shift
+	timeout "$secs" "$@" &
+	pid=$!
+	stall_snapshot $((secs / 2)) "$pid" &
+	wpid=$!
+	wait "$pid"
+	rc=$?
+	kill "$wpid" 2> /dev/null
+	wait "$wpid" 2> /dev/null
+	return "$rc"
+}
+stall_snapshot() { # SECS PID
+	local d
+	sleep "$1"
+	kill -0 "$2" 2> /dev/null || return 0
+	echo "stall_snapshot: still running after $1 s; this host's state:"
+	timeout 10 rdma -dd res show qp
+	for d in /sys/class/infiniband/*; do
+		[ -d "$d/ports/1/hw_counters" ] || continue
+		echo "${d##*/}:" $(hw_counters_all "${d##*/}" | awk '$2 != 0')
+	done
+	timeout 10 ss -tmnio
+}
+
+# rping_client SECS ARGS...: rping -c ARGS, watched (run_watched), and
+# failing also when the exchange was cut off: rping exits 0 when the
+# server goes away while it waits ("wait for RDMA_WRITE_ADV state 10").
+rping_client() {
+	local secs=$1 out rc
+	shift
+	out=$(mktemp)
+	run_watched "$secs" rping -c "$@" > "$out" 2>&1
+	rc=$?
+	cat "$out"
+	if grep -q '^wait for .* state' "$out"; then
+		echo "rping_client: the exchange was cut off"
+		rc=1
+	fi
+	rm -f "$out"
+	return "$rc"
+}
+
 # pair SERVER_CMD... -- CLIENT_CMD...: run a stock tool's server in the
 # background and its client against it, both under the step's timeout;
 # ok when both exit 0. The client retries while the server starts up; a

@@ -43,8 +43,8 @@ pingpong() { # SERVER_HOST KIND GID SERVER_IPV4
 }
 rping_v() { # SERVER_HOST ADDR_OF_SERVER
 	peer_pair "$(role "$1")" \
-		timeout 90 rping -s -a "$2" -V -C 20 -S 4000 -- \
-		timeout 90 rping -c -a "$2" -V -C 20 -S 4000
+		run_watched 90 rping -s -a "$2" -V -C 20 -S 4000 -- \
+		rping_client 90 -a "$2" -V -C 20 -S 4000
 }
 # Without rdma_cm, perftest gives the QP its own transport timeout: 67 ms
 # (-u 14), which a debug kernel's guest, stalled by the emulator for half a
