@@ -11,6 +11,8 @@
 #   make bench      benchmarks against rdma_rxe, siw and TCP (not in check);
 #                   BENCH_ARGS=--scale: 1 to 1,000 connections per system
 #                   BENCH_ARGS=--loopback: one VM, each device to itself
+#   make profile    where a WRITE stream's kernel time goes (function_graph);
+#                   PROFILE_SYSTEMS="sroce rxe" picks the systems
 #   make debug-kernel  build + install the KASAN/lockdep/kmemleak kernel (cached)
 #   make check-debug   the whole of `make check` on the debug kernel
 #   make check-install make dkms-install and its removal, tested in a VM
@@ -74,6 +76,9 @@ check: modules
 bench: modules
 	bash tools/bench.sh $(BENCH_ARGS)
 
+profile: modules
+	bash tools/profile.sh
+
 debug-kernel:
 	bash tools/debug-kernel.sh
 
@@ -92,5 +97,5 @@ check-612:
 check-cc: modules
 	SRDMA_CHECK_LABEL=check-cc SRDMA_CHECK_TESTS="roce_cc.sh" bash tools/check.sh
 
-.PHONY: all modules clean deps install install-conf dkms-install dkms-remove demo check bench debug-kernel check-debug \
+.PHONY: all modules clean deps install install-conf dkms-install dkms-remove demo check bench profile debug-kernel check-debug \
 	check-install check-612 check-cc
