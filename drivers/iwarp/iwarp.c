@@ -225,6 +225,13 @@ static const struct ib_device_ops srdma_iwarp_ops = {
 	.query_gid = srdma_iw_query_gid,
 };
 
+/* Every device, QP and connection is gone: free the spare buffers too. */
+static void iwarp_exit(void)
+{
+	srdma_iw_net_exit();
+	iwarp_tx_pool_drain();
+}
+
 static int iwarp_newlink(const char *name, struct net_device *ndev)
 {
 	return srdma_newlink(&srdma_iwarp_transport, name, ndev);
@@ -251,7 +258,7 @@ const struct srdma_transport srdma_iwarp_transport = {
 	 * (lingering closes) everywhere.
 	 */
 	.init = srdma_iw_net_init,
-	.exit = srdma_iw_net_exit,
+	.exit = iwarp_exit,
 	.node_type = RDMA_NODE_RNIC,
 	.vendor_part_id = 2,
 	.core_cap_flags = RDMA_CORE_PORT_IWARP,

@@ -425,6 +425,7 @@ int iwarp_tx_terminate(struct iwarp_qp *iqp, struct socket *s);
 int iwarp_tx_prepare(struct iwarp_qp *iqp, const struct iwarp_ep *ep,
 		     u32 max_payload);
 void iwarp_tx_buf_free(struct iwarp_qp *iqp);
+void iwarp_tx_pool_drain(void);
 void iwarp_tx_tables_free(struct iwarp_qp *iqp);
 void iwarp_tx_reset(struct iwarp_qp *iqp);
 void iwarp_tx_release(struct iwarp_qp *iqp);

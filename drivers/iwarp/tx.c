@@ -23,48 +23,155 @@
 #include "trace.h"
 
 /*
- * A buffer for a run that has bytes to build; false without one. It is
- * whole pages of our own when it can be, so that TCP takes the FPDUs by
- * reference (see iwarp_tx_push); a fragmented system gets a kvmalloc
- * buffer that TCP copies from instead.
+ * Spare transmit buffers, one list per size (IWARP_TX_BUF_MIN to
+ * IWARP_TX_BUF_SIZE, powers of two), so that a run pays for a short
+ * spinlock rather than a page allocation: a QP gives its buffer back
+ * whenever it goes idle, which a stream of small messages does after
+ * every post. Each list keeps at most IWARP_TX_POOL_BYTES. Only buffers
+ * nobody else holds are kept: pages TCP took by reference go back to the
+ * allocator once TCP is done with them. Process context only (tx_mutex
+ * holders), so a plain spinlock does.
+ */
+#define IWARP_TX_POOL_LISTS \
+	(ilog2(IWARP_TX_BUF_SIZE) - ilog2(IWARP_TX_BUF_MIN) + 1)
+#define IWARP_TX_POOL_BYTES	(256 * 1024)
+
+/* Kept in the spare buffer itself. */
+struct iwarp_tx_spare {
+	struct iwarp_tx_spare *next;
+	struct page *page;		/* compound pages; NULL: kvmalloc */
+};
+
+static struct iwarp_tx_pool {
+	spinlock_t lock;		/* head, count */
+	struct iwarp_tx_spare *head;
+	u32 count;
+} iwarp_tx_pool[IWARP_TX_POOL_LISTS] = {
+	[0 ... IWARP_TX_POOL_LISTS - 1] = {
+		.lock = __SPIN_LOCK_UNLOCKED(iwarp_tx_pool.lock),
+	},
+};
+
+static struct iwarp_tx_pool *iwarp_tx_pool_of(u32 size)
+{
+	return &iwarp_tx_pool[ilog2(size) - ilog2(IWARP_TX_BUF_MIN)];
+}
+
+static void iwarp_tx_spare_free(void *buf, struct page *page)
+{
+	if (page)
+		put_page(page);
+	else
+		kvfree(buf);
+}
+
+/*
+ * A buffer of @size bytes, or NULL; *@page is its compound pages, or NULL
+ * for a kvmalloc one. It is whole pages of our own when it can be, so
+ * that TCP takes the FPDUs by reference (see iwarp_tx_push); a fragmented
+ * system gets a kvmalloc buffer that TCP copies from instead.
  *
  * Storage ULPs (nvme-rdma, NFS) write back through this path: the
  * allocations must not wait for I/O, which may be our own. Only the scope,
  * not a GFP_NOIO mask, keeps kvmalloc's vmalloc fallback from doing I/O.
  */
+static void *iwarp_tx_pool_get(u32 size, struct page **page)
+{
+	struct iwarp_tx_pool *p = iwarp_tx_pool_of(size);
+	struct iwarp_tx_spare *f;
+	unsigned int noio;
+	void *buf;
+
+	spin_lock(&p->lock);
+	f = p->head;
+	if (f) {
+		p->head = f->next;
+		p->count--;
+	}
+	spin_unlock(&p->lock);
+	if (f) {
+		*page = f->page;
+		return f;
+	}
+	noio = memalloc_noio_save();
+	/* no reclaim or compaction for it: kvmalloc is the fallback */
+	*page = alloc_pages((GFP_KERNEL & ~__GFP_DIRECT_RECLAIM) | __GFP_COMP |
+			    __GFP_NOWARN, get_order(size));
+	buf = *page ? page_address(*page) : kvmalloc(size, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	return buf;
+}
+
+/*
+ * Keep @buf if nobody else holds it and its list has room. Once a buffer
+ * was spliced, only TCP drops references to it (nothing else can take
+ * one), so a count of one stays one.
+ */
+static void iwarp_tx_pool_put(void *buf, struct page *page, u32 size)
+{
+	struct iwarp_tx_pool *p = iwarp_tx_pool_of(size);
+	struct iwarp_tx_spare *f = buf;
+	bool kept = false;
+
+	if (!page || page_count(page) == 1) {
+		spin_lock(&p->lock);
+		if ((p->count + 1) * size <= IWARP_TX_POOL_BYTES) {
+			f->next = p->head;
+			f->page = page;
+			p->head = f;
+			p->count++;
+			kept = true;
+		}
+		spin_unlock(&p->lock);
+	}
+	if (!kept)
+		iwarp_tx_spare_free(buf, page);
+}
+
+/* Module exit, every QP gone: free what the lists keep. */
+void iwarp_tx_pool_drain(void)
+{
+	u32 i;
+
+	for (i = 0; i < IWARP_TX_POOL_LISTS; i++) {
+		struct iwarp_tx_pool *p = &iwarp_tx_pool[i];
+		struct iwarp_tx_spare *f;
+
+		spin_lock(&p->lock);
+		f = p->head;
+		p->head = NULL;
+		p->count = 0;
+		spin_unlock(&p->lock);
+		while (f) {
+			struct iwarp_tx_spare *next = f->next;
+
+			iwarp_tx_spare_free(f, f->page);
+			f = next;
+		}
+	}
+}
+
+/* A buffer for a run that has bytes to build; false without one. */
 static bool iwarp_tx_buf_take(struct iwarp_qp *iqp)
 {
-	unsigned int noio;
-
 	lockdep_assert_held(&iqp->tx_mutex);
 	if (iqp->tx_buf)
 		return true;
-	noio = memalloc_noio_save();
-	/* no reclaim or compaction for it: kvmalloc is the fallback */
-	iqp->tx_page = alloc_pages((GFP_KERNEL & ~__GFP_DIRECT_RECLAIM) |
-				   __GFP_COMP | __GFP_NOWARN,
-				   get_order(iqp->tx_buf_size));
-	if (iqp->tx_page)
-		iqp->tx_buf = page_address(iqp->tx_page);
-	else
-		iqp->tx_buf = kvmalloc(iqp->tx_buf_size, GFP_KERNEL);
-	memalloc_noio_restore(noio);
+	iqp->tx_buf = iwarp_tx_pool_get(iqp->tx_buf_size, &iqp->tx_page);
 	return iqp->tx_buf;
 }
 
 /*
- * Drop the buffer once TCP has taken every byte in it. Pages TCP took by
- * reference stay until it is done with them: ours is one reference only.
+ * Give the buffer back once TCP has taken every byte in it. Pages TCP
+ * took by reference stay until it is done with them: ours is one
+ * reference only, and such a buffer is not kept for reuse.
  */
 static void iwarp_tx_buf_give(struct iwarp_qp *iqp)
 {
 	lockdep_assert_held(&iqp->tx_mutex);
 	if (!iqp->tx_buf || iqp->tx_len)
 		return;
-	if (iqp->tx_page)
-		put_page(iqp->tx_page);
-	else
-		kvfree(iqp->tx_buf);
+	iwarp_tx_pool_put(iqp->tx_buf, iqp->tx_page, iqp->tx_buf_size);
 	iqp->tx_page = NULL;
 	iqp->tx_buf = NULL;
 }
@@ -414,7 +521,7 @@ static void iwarp_tx_complete(struct iwarp_qp *iqp)
  *
  * A page-backed buffer at least half full is spliced where the route
  * takes page fragments: TCP holds its pages rather than copying the
- * bytes. Once all of it is out it is given back, never reused, since TCP
+ * bytes. Once all of it is out it is given back, not reused while TCP
  * may still be sending from it. Fewer bytes are copied: a few small FPDUs
  * spliced would pin a whole buffer each for as long as TCP holds them, a
  * multiple of the memory TCP accounts for. Without scatter-gather TCP
@@ -462,7 +569,8 @@ static int iwarp_tx_push(struct iwarp_qp *iqp, struct socket *s,
 	}
 	iqp->tx_off = 0;
 	iqp->tx_len = 0;
-	if (splice)
+	/* TCP may still send from pages it took: build in another buffer */
+	if (iqp->tx_page && page_count(iqp->tx_page) > 1)
 		iwarp_tx_buf_give(iqp);
 	return 0;
 }
