@@ -228,7 +228,7 @@ stall_snapshot() { # SECS PID
 	timeout 10 rdma -dd res show qp
 	for d in /sys/class/infiniband/*; do
 		[ -d "$d/ports/1/hw_counters" ] || continue
-		echo "${d##*/}:" $(hw_counters_all "${d##*/}" | awk '$2 != 0')
+		echo "${d##*/}: $(hw_counters_all "${d##*/}" | awk '$2 != 0' | paste -sd ' ')"
 	done
 	timeout 10 ss -tmnio
 }
@@ -292,33 +292,28 @@ pair() {
 # peer_pair ROLE SERVER_CMD... -- CLIENT_CMD... (two hosts): on the server
 # host run the server, on the client host run the client once the server
 # listens, retrying until it answers. ROLE is "server" or "client". The
-# server host says "listening" through a one-shot TCP port (READY_PORT),
-# since the client cannot see the peer's rdma_cm listener.
+# client cannot see the peer's rdma_cm listener, so the server's host
+# answers for it on a TCP port (peer_helper below).
 READY_PORT=19999
+RESTART_PORT=19997
+PEER_STATE=/tmp/peer_pair
 peer_pair() {
-	local role=$1 srv=() cli=() i spid rpid kpid rc peer out
+	local role=$1 srv=() cli=() i spid rc peer out probe=first
 	shift
 	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
 	if [ "$role" = server ]; then
-		# a tool whose client gave up half-way (perftest can crash after
-		# a refused connect) would wait for its timeout: the client asks
-		# for a new server through RESTART_PORT instead
+		peer_helper_start
 		for i in 1 2 3; do
 			"${srv[@]}" &
 			spid=$!
 			wait_for 30 server_listening
-			(exec timeout 300 /usr/bin/python3 -c "$kill_on_connect" \
-				"$RESTART_PORT" "$spid" 2> /dev/null) &
-			kpid=$!
-			(exec timeout 300 /usr/bin/python3 -c "$kill_on_connect" \
-				"$READY_PORT" 2> /dev/null) &
-			rpid=$!
+			echo "$spid" > "$PEER_STATE/server"
+			: > "$PEER_STATE/ready"
 			wait "$spid"
 			rc=$?
-			kill "$rpid" "$kpid" 2> /dev/null
-			wait "$rpid" "$kpid" 2> /dev/null
+			rm -f "$PEER_STATE/ready" "$PEER_STATE/server"
 			[ "$rc" = 0 ] && return 0
 			echo "peer_pair: server attempt $i failed ($rc), serving again"
 			wait_for 30 server_gone
@@ -328,13 +323,15 @@ peer_pair() {
 	peer=192.0.2.$((10 + 3 - ${VM_HOST:-1}))
 	out=$(mktemp)
 	for i in $(seq 1 30); do
-		wait_for 60 peer_ready "$peer"
+		wait_for 60 peer_ready "$peer" "$probe"
 		# shown as it comes (a step killed at its timeout keeps it)
 		"${cli[@]}" 2>&1 | tee "$out"
 		[ "${PIPESTATUS[0]}" = 0 ] && { rm -f "$out"; return 0; }
+		probe=again
 		if perftest_lost_retry "$(cat "$out")"; then
 			echo "peer_pair: perftest's client was refused once and cannot retry (perftest 4.5 bug): new server"
 			wait_for 10 tcp_port_open "$peer" "$RESTART_PORT"
+			probe=first
 		fi
 		echo "peer_pair: client attempt $i failed, retrying"
 		sleep 2
@@ -342,21 +339,58 @@ peer_pair() {
 	rm -f "$out"
 	return 1
 }
-peer_ready() { tcp_port_open "$1" "$READY_PORT"; }
-RESTART_PORT=19997
-# python3 -c "$kill_on_connect" PORT [PID]: listen on PORT until one peer
-# connects, then end PID and every process under it, if given: a server
-# started through lib.sh's timeout function is a subshell whose children
-# would outlive it, holding the server's port. A background listener is
-# exec'ed under coreutils' timeout for the same reason: killing its job
-# ends it and frees the port.
-kill_on_connect='import os, signal, socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("", int(sys.argv[1])))
-s.listen(1)
-s.accept()
-if len(sys.argv) > 2:
+
+# peer_ready HOST first|again: the peer's server listens. "first" takes
+# the server's readiness, so that a client does not mistake the previous
+# step's server, still exiting, for its own; "again" (a retry within the
+# step) asks whether the server it already met still runs.
+peer_ready() {
+	timeout 10 bash -c 'exec 3<> "/dev/tcp/$0/$1" && printf "%s\n" "$2" >&3 &&
+		read -r -n 1 -t 8 ans <&3 && [ "$ans" = y ]' "$1" "$READY_PORT" "$2" 2> /dev/null
+}
+
+# One python process per test on a server host answers peer_pair's two
+# ports, started with the test's first server step and gone with the test
+# (its shell, $_tap_pid): one per step cost a second of the emulated
+# guest's CPU at the moment the step connects. On READY_PORT it answers
+# "y" if $PEER_STATE/ready exists (and takes it, for "first") or if the
+# server still runs (for "again"). On RESTART_PORT it ends the server in
+# $PEER_STATE/server and every process under it: a server started through
+# lib.sh's timeout function is a subshell whose children would outlive it,
+# holding the server's port.
+peer_helper_start() {
+	local pid
+	mkdir -p "$PEER_STATE"
+	pid=$(cat "$PEER_STATE/helper" 2> /dev/null) && kill -0 "$pid" 2> /dev/null && return 0
+	/usr/bin/python3 -c "$peer_helper" "$READY_PORT" "$RESTART_PORT" \
+		"$PEER_STATE" "${_tap_pid:-$$}" < /dev/null > /dev/null 2>&1 &
+	echo "$!" > "$PEER_STATE/helper"
+}
+peer_helper='import os, select, signal, socket, sys
+ready_port, restart_port, state, owner = sys.argv[1:5]
+
+def listener(port):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", int(port)))
+    s.listen(8)
+    return s
+
+def server():
+    try:
+        with open(os.path.join(state, "server")) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+def end_tree(top):
     kids = {}
     for d in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -365,30 +399,73 @@ if len(sys.argv) > 2:
         except (OSError, ValueError, IndexError):
             continue
         kids.setdefault(ppid, []).append(int(d))
-    todo = [int(sys.argv[2])]
+    todo = [top]
     while todo:
         pid = todo.pop()
         todo += kids.get(pid, [])
         try:
             os.kill(pid, signal.SIGTERM)
         except OSError:
-            pass'
+            pass
 
+def answer(conn):
+    conn.settimeout(5)
+    try:
+        probe = conn.recv(16).strip()
+    except OSError:
+        return
+    ok = False
+    if probe == b"first":
+        try:
+            os.unlink(os.path.join(state, "ready"))
+            ok = True
+        except OSError:
+            pass
+    elif probe == b"again":
+        pid = server()
+        ok = pid is not None and alive(pid)
+    if ok:
+        conn.sendall(b"y")
 
-# tcp_barrier (two hosts): returns on each host once both have called it.
-# It goes over TCP, so it holds where RDMA traffic cannot get through (a
-# test about to drop every RoCE frame). Host2 listens, host1 dials.
+ready, restart = listener(ready_port), listener(restart_port)
+while alive(int(owner)):
+    for s in select.select([ready, restart], [], [], 1)[0]:
+        conn = s.accept()[0]
+        if s is ready:
+            answer(conn)
+        else:
+            pid = server()
+            if pid is not None:
+                end_tree(pid)
+        conn.close()'
+
+# tcp_barrier (two hosts): returns on each host once both have called it,
+# 1 if the peer did not come within 300 s. It goes over TCP, so it holds
+# where RDMA traffic cannot get through (a test about to drop every RoCE
+# frame). Host2 listens, host1 dials. Needs nothing from lib.sh (the bench
+# and profile guests use it too).
 BARRIER_PORT=19998
 tcp_barrier() {
+	local end=$((SECONDS + 300 * ${TIMEOUT_SCALE:-1}))
 	if [ "${VM_HOST:-1}" = 2 ]; then
 		tcp_accept_once 300 "$BARRIER_PORT"
-	else
-		wait_for 300 tcp_port_open 192.0.2.12 "$BARRIER_PORT"
+		return
 	fi
+	until tcp_port_open 192.0.2.12 "$BARRIER_PORT"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
 }
 tcp_port_open() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$2" 2> /dev/null; }
 # tcp_accept_once SECS PORT: listen on PORT until one peer connects.
-tcp_accept_once() { timeout "$1" /usr/bin/python3 -c "$kill_on_connect" "$2"; }
+tcp_accept_once() {
+	timeout "$1" /usr/bin/python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", int(sys.argv[1])))
+s.listen(1)
+s.accept()' "$2"
+}
 
 # pattern_bytes SEED MIB: MIB MiB of pseudo-random bytes from SEED, the
 # same on every host (the ULP tests write on one, check on the other).

@@ -89,20 +89,6 @@ trace_sum() {
 	} > "$VM_OUT/profile-$sys.txt" 2>&1
 }
 
-# sync_hosts: returns on each host once both have called it (host2
-# listens, host1 dials; rdma_lib.sh's tcp_barrier needs the TAP library)
-sync_hosts() {
-	local end=$((SECONDS + 300))
-	if [ "$me" = 2 ]; then
-		tcp_accept_once 300 "$BARRIER_PORT"
-		return
-	fi
-	until tcp_port_open 192.0.2.12 "$BARRIER_PORT"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.2
-	done
-}
-
 [ -d "$tr/options" ] || mount -t tracefs nodev "$tr" || { log "no tracefs"; exit 1; }
 dur=$((warm + secs + 10))
 rc=0
@@ -112,7 +98,7 @@ for sys in $systems; do
 	trace_setup "$sys" || { rc=1; continue; }
 	# the tracer's switch-in takes each guest its own time: start the
 	# stream and the clock to the window together
-	sync_hosts || log "$sys: the peer did not come"
+	tcp_barrier || log "$sys: the peer did not come"
 	log "$sys: ${dur}s stream, tracing from ${warm}s"
 	trace_window &
 	tpid=$!
