@@ -8,7 +8,8 @@
 # failed point cannot pair the client with the next point's server.
 #
 # Environment (from bench.sh): BENCH_SYSTEMS, BENCH_SIZES, BENCH_REPS,
-# BENCH_SECS (seconds per bandwidth point), BENCH_WARMUP (seconds).
+# BENCH_SECS (seconds per bandwidth point), BENCH_WARMUP (seconds),
+# BENCH_MTU (eth0's MTU, if set).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
@@ -30,6 +31,10 @@ cpu_out=$VM_OUT/cpu.csv
 port=20000
 
 log() { echo "bench[host$me]: $*" >&2; }
+
+if [ -n "${BENCH_MTU:-}" ]; then
+	ip link set eth0 mtu "$BENCH_MTU" || { log "eth0 refused MTU $BENCH_MTU"; exit 1; }
+fi
 
 # run_point ID SERVER_CMD... -- CLIENT_CMD...: host2 runs the server, host1
 # retries the client until the server answers; prints the client's output

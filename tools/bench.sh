@@ -9,7 +9,9 @@
 # time per message, CPU time per GB on both hosts, and the wire's own round
 # trip (sockperf UDP and TCP ping-pong). Each point runs BENCH_REPS times
 # (median reported) under a hard timeout, after BENCH_WARMUP seconds (30)
-# of unrecorded traffic per system.
+# of unrecorded traffic per system. BENCH_MTU=N sets both hosts' eth0 to
+# an MTU of N first (9000: RoCE's 4096-byte path MTU, as RoCE fabrics run;
+# the default 1500 allows 1024), with its output in build/bench-mtuN/.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #   tools/bench.sh --scale [-q]   the scale mode instead: 1 to 1,000
@@ -46,7 +48,9 @@ fi
 systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
 secs=${BENCH_SECS:-3}
 warm=${BENCH_WARMUP:-30}
-out=$SRDMA_REPO/build/bench
+mtu=${BENCH_MTU:-}
+[[ "$mtu" =~ ^([1-9][0-9]*)?$ ]] || die "BENCH_MTU must be a number"
+out=$SRDMA_REPO/build/bench${mtu:+-mtu$mtu}
 mkdir -p "$out"
 
 command -v gnuplot > /dev/null || die "gnuplot missing; run 'make deps'"
@@ -56,12 +60,12 @@ case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 npoints=$(($(echo "$sizes" | wc -w) * 3 + 4))
 nsys=$(echo "$systems" | wc -w)
 limit=$(((npoints * (secs * 6 + 40)) * reps * nsys + (warm * 6 + 40) * nsys + 300))
-echo "==> bench: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system (hard limit ${limit}s)"
+echo "==> bench: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system${mtu:+, MTU $mtu} (hard limit ${limit}s)"
 vm=$SRDMA_REPO/build/vm/out/bench
 rm -rf "$vm"
 "$here/vm/run.sh" -n 2 -t "$limit" -N bench -s 1 \
 	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
-	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" \
+	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" -e "BENCH_MTU=$mtu" \
 	-- "$here/bench-guest.sh" > "$out/vm.log" 2>&1 &
 vmpid=$!
 bench_follow "$vmpid" "$vm"
