@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Two hosts on one wire run rdma_cm tools against each other over iWARP,
-# each host once as server and once as client, with MPA CRC off and on.
+# with MPA CRC off and on: against siw each tool with either host as
+# server, siwarp against siwarp each tool once, the server alternating
+# between the hosts (t_pass).
 # Sourced by iwarp_two_hosts.sh and iwarp_interop_siw.sh after they set
 # PEER_KIND (what host2 runs: siwarp or siw); host1 always runs srdma's
 # siwarp and switches CRC with its iwarp_crc parameter: siw never asks for
@@ -19,6 +21,7 @@ require_test_netdev
 me=$VM_HOST
 kind=siwarp
 [ "$me" = 2 ] && kind=$PEER_KIND
+[ "$PEER_KIND" = siwarp ] && PEER_BOTH_WAYS=0
 [ "$PEER_KIND" != siw ] || [ -r "${SIW_KO:-$REPO/build/siw/siw.ko}" ] ||
 	tap_skip_all "upstream siw not built (run tools/siw-peer.sh)"
 
@@ -63,7 +66,7 @@ barrier() { # NAME: both hosts reach this step before either goes on
 
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat)
 [ "$PEER_KIND" = siwarp ] && tools+=(ib_atomic_bw)
-tap_plan $((1 + 2 * 2 * (1 + ${#tools[@]} + 1) + 2 + 1))
+tap_plan $((1 + 2 * (2 + $(peer_passes) * (1 + ${#tools[@]})) + 2 + 1))
 # a step may serve up to three times (peer_pair)
 STEP_TIMEOUT=300
 t "host$me: $kind device dev0 on $NETDEV" mkdev "$kind" dev0 "$NETDEV" || tap_bail "no device"
@@ -72,11 +75,12 @@ for crc in 0 1; do
 	t "host$me: both hosts ready for CRC $crc" barrier
 	[ "$me" = 1 ] && { c0=$(counter iwarp_connections); k0=$(counter iwarp_crc_connections); }
 	for srv in 1 2; do
-		t "rping -V IPv4, CRC $crc, server host$srv" rping_v "$srv" "192.0.2.$((10 + srv))"
+		t_pass_begin "$crc"
+		t_pass "$srv" "rping -V IPv4, CRC $crc, server host$srv" rping_v "$srv" "192.0.2.$((10 + srv))"
 		for tool in "${tools[@]}"; do
 			size=(-s 65536)
 			case $tool in *_lat) size=(-s 64) ;; ib_atomic_bw) size=() ;; esac
-			t "$tool ${size[*]}, CRC $crc, server host$srv" perf "$srv" "$tool" "${size[@]}" -n 100
+			t_pass "$srv" "$tool ${size[*]}, CRC $crc, server host$srv" perf "$srv" "$tool" "${size[@]}" -n 100
 		done
 	done
 	if [ "$me" = 1 ]; then

@@ -340,6 +340,25 @@ peer_pair() {
 	return 1
 }
 
+# A two-host test walks its steps once per server host. Two hosts on the
+# same srdma transport run the same code at both ends, so such a test sets
+# PEER_BOTH_WAYS=0: each step runs once, its server alternating between
+# the hosts; against another driver every step runs from both sides.
+# t_pass SERVER_HOST DESC CMD...: `t` for the next step of SERVER_HOST's
+# pass (t_pass_begin [OFFSET] starts one; an odd OFFSET swaps which host
+# serves which step), unless the other host's pass runs it.
+PEER_BOTH_WAYS=1
+t_pass_begin() { _pass_step=${1:-0}; }
+t_pass() {
+	local server_host=$1
+	shift
+	_pass_step=$((_pass_step + 1))
+	[ "$PEER_BOTH_WAYS" = 1 ] || [ $(((_pass_step + server_host) % 2)) = 0 ] || return 0
+	t "$@"
+}
+# peer_passes: how many times a pass's steps run in all (tap_plan)
+peer_passes() { [ "$PEER_BOTH_WAYS" = 1 ] && echo 2 || echo 1; }
+
 # peer_ready HOST first|again: the peer's server listens. "first" takes
 # the server's readiness, so that a client does not mistake the previous
 # step's server, still exiting, for its own; "again" (a retry within the
@@ -359,12 +378,14 @@ peer_ready() {
 # lib.sh's timeout function is a subshell whose children would outlive it,
 # holding the server's port.
 peer_helper_start() {
-	local pid
+	local owner=${_tap_pid:-$$} pid for
 	mkdir -p "$PEER_STATE"
-	pid=$(cat "$PEER_STATE/helper" 2> /dev/null) && kill -0 "$pid" 2> /dev/null && return 0
+	# this test's helper, still running (an earlier test's has ended)
+	read -r pid for < "$PEER_STATE/helper" 2> /dev/null &&
+		[ "$for" = "$owner" ] && kill -0 "$pid" 2> /dev/null && return 0
 	/usr/bin/python3 -c "$peer_helper" "$READY_PORT" "$RESTART_PORT" \
-		"$PEER_STATE" "${_tap_pid:-$$}" < /dev/null > /dev/null 2>&1 &
-	echo "$!" > "$PEER_STATE/helper"
+		"$PEER_STATE" "$owner" < /dev/null > /dev/null 2>&1 &
+	echo "$! $owner" > "$PEER_STATE/helper"
 }
 peer_helper='import os, select, signal, socket, sys
 ready_port, restart_port, state, owner = sys.argv[1:5]

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# Two hosts on one wire run the same stock tools against each other, each
-# host once as server and once as client. Sourced by roce_two_hosts.sh and
-# roce_interop_rxe.sh after they set PEER_KIND (what host2 runs: sroce or
-# rxe); host1 always runs srdma's sroce.
+# Two hosts on one wire run the same stock tools against each other: against
+# rdma_rxe each tool with either host as server, srdma against srdma each
+# tool once, the server alternating between the hosts (t_pass). Sourced by
+# roce_two_hosts.sh and roce_interop_rxe.sh after they set PEER_KIND (what
+# host2 runs: sroce or rxe); host1 always runs srdma's sroce.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +18,7 @@ require_test_netdev
 me=$VM_HOST
 kind=sroce
 [ "$me" = 2 ] && kind=$PEER_KIND
+[ "$PEER_KIND" = sroce ] && PEER_BOTH_WAYS=0
 
 tap_cleanup() {
 	if [ "$kind" = rxe ]; then
@@ -63,7 +65,7 @@ perf() { # SERVER_HOST TOOL -R|GID ARGS...
 }
 
 tools=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)
-tap_plan $((2 + 2 * (4 + 2 + 2 * ${#tools[@]})))
+tap_plan $((2 + $(peer_passes) * (4 + 2 + 2 * ${#tools[@]})))
 # a step may serve up to three times (peer_pair)
 STEP_TIMEOUT=300
 t "host$me: $kind device dev0 on $NETDEV" mkdev "$kind" dev0 "$NETDEV" || tap_bail "no device"
@@ -72,16 +74,17 @@ gids
 for srv in 1 2; do
 	# the server's own address; the client dials it
 	s4=192.0.2.$((10 + srv)) s6=2001:db8::$((10 + srv))
-	t "rc pingpong IPv4, server host$srv" pingpong "$srv" rc "$g4" "$s4"
-	t "rc pingpong IPv6, server host$srv" pingpong "$srv" rc "$g6" "$s4"
-	t "ud pingpong, server host$srv" pingpong "$srv" ud "$g4" "$s4"
-	t "uc pingpong, server host$srv" pingpong "$srv" uc "$g4" "$s4"
-	t "rping -V IPv4, server host$srv" rping_v "$srv" "$s4"
-	t "rping -V IPv6, server host$srv" rping_v "$srv" "$s6"
+	t_pass_begin
+	t_pass "$srv" "rc pingpong IPv4, server host$srv" pingpong "$srv" rc "$g4" "$s4"
+	t_pass "$srv" "rc pingpong IPv6, server host$srv" pingpong "$srv" rc "$g6" "$s4"
+	t_pass "$srv" "ud pingpong, server host$srv" pingpong "$srv" ud "$g4" "$s4"
+	t_pass "$srv" "uc pingpong, server host$srv" pingpong "$srv" uc "$g4" "$s4"
+	t_pass "$srv" "rping -V IPv4, server host$srv" rping_v "$srv" "$s4"
+	t_pass "$srv" "rping -V IPv6, server host$srv" rping_v "$srv" "$s6"
 	for tool in "${tools[@]}"; do
 		size=(-s 65536)
 		case $tool in *_lat) size=(-s 64) ;; ib_atomic_bw) size=() ;; esac
-		t "$tool, server host$srv" perf "$srv" "$tool" "$g4" "${size[@]}" -n 100
-		t "$tool -R, server host$srv" perf "$srv" "$tool" -R "${size[@]}" -n 100
+		t_pass "$srv" "$tool, server host$srv" perf "$srv" "$tool" "$g4" "${size[@]}" -n 100
+		t_pass "$srv" "$tool -R, server host$srv" perf "$srv" "$tool" -R "${size[@]}" -n 100
 	done
 done
