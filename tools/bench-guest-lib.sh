@@ -2,11 +2,18 @@
 # shellcheck shell=bash
 # What the bench's guest scripts (tools/bench-guest.sh and
 # tools/bench-loopback-guest.sh) share: the CPU counters they record per
-# point, how a system's device is put on eth0, and how perftest connects.
+# point, the wire's MTU, how a system's device is put on eth0, and how
+# perftest connects.
 # Sourced after selftests/rdma_lib.sh.
 
 # busy, total and kernel (system, irq, softirq) jiffies of all CPUs
 cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, $4 + $7 + $8 }' /proc/stat; }
+
+# wire_mtu [MTU]: eth0's MTU, if one is given (BENCH_MTU, PROFILE_MTU;
+# before any device is put on it, so each takes its path MTU from it)
+wire_mtu() {
+	[ -z "${1:-}" ] || ip link set eth0 mtu "$1"
+}
 
 setup() { # SYSTEM: its device dev0 on eth0 alone (none for tcp)
 	rdma_all_down dev0

@@ -9,7 +9,8 @@
 # below it; the raw trace stays beside it, trace-SYSTEM.txt.
 #
 # Environment (from profile.sh): PROFILE_SYSTEMS, PROFILE_SIZE,
-# PROFILE_SECS, PROFILE_WARMUP, PROFILE_DEPTH, PROFILE_FUNCS_<SYSTEM>.
+# PROFILE_SECS, PROFILE_WARMUP, PROFILE_DEPTH, PROFILE_MTU,
+# PROFILE_FUNCS_<SYSTEM>.
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
@@ -30,6 +31,7 @@ port=21000
 traced=()
 
 log() { echo "profile[host$me]: $*" >&2; }
+wire_mtu "${PROFILE_MTU:-}" || { log "eth0 refused MTU $PROFILE_MTU"; exit 1; }
 
 # Where each system's per-packet work starts: building and sending a
 # packet (or a run of FPDUs), and the receive handler (data on host2,

@@ -9,7 +9,8 @@
 #
 # Environment: PROFILE_SYSTEMS (sroce), PROFILE_SIZE (65536 B),
 # PROFILE_SECS (2 s traced), PROFILE_WARMUP (20 s of stream first),
-# PROFILE_DEPTH (3 levels from each entry point), PROFILE_FUNCS_SROCE
+# PROFILE_DEPTH (3 levels from each entry point), PROFILE_MTU (the wire's
+# MTU, as BENCH_MTU: 9000 for RoCE's 4096 path MTU), PROFILE_FUNCS_SROCE
 # (and _SIWARP, _RXE, _SIW: the entry points, replacing the defaults in
 # profile-guest.sh).
 #
@@ -28,13 +29,13 @@ mkdir -p "$out"
 case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 
 env=()
-for v in PROFILE_SIZE PROFILE_DEPTH PROFILE_FUNCS_SROCE PROFILE_FUNCS_SIWARP \
+for v in PROFILE_SIZE PROFILE_DEPTH PROFILE_MTU PROFILE_FUNCS_SROCE PROFILE_FUNCS_SIWARP \
 	PROFILE_FUNCS_RXE PROFILE_FUNCS_SIW; do
 	[ -n "${!v:-}" ] && env+=(-e "$v=${!v}")
 done
 nsys=$(echo "$systems" | wc -w)
 limit=$(((warm + secs + 150) * nsys + 300))
-echo "==> profile: systems [$systems], ${secs}s traced ${warm}s into each stream (hard limit ${limit}s)"
+echo "==> profile: systems [$systems], ${secs}s traced ${warm}s into each stream${PROFILE_MTU:+, MTU $PROFILE_MTU} (hard limit ${limit}s)"
 vm=$SRDMA_REPO/build/vm/out/profile
 rm -rf "$vm"
 rc=0
