@@ -136,4 +136,13 @@ static inline int srdma_sock_send_pages(struct socket *s, struct msghdr *msg,
 }
 #endif
 
+/*
+ * 6.14, "x86/crc32: expose CRC32 functions through lib" (v6.14-rc1): from
+ * then on crc32_le() folds with PCLMULQDQ on x86; before, it is the table
+ * there, and only the crypto API's crc32-pclmul is accelerated
+ * (roce/crc32.c takes that one for payloads).
+ */
+#define SRDMA_CRC32_LE_IS_TABLE \
+	(IS_ENABLED(CONFIG_X86) && !SRDMA_KERNEL_SINCE(6, 14))
+
 #endif /* SRDMA_COMPAT_H */

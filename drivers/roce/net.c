@@ -54,7 +54,7 @@ static u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
 	bth->qpn |= cpu_to_be32(ROCE_BTH_RESV8A);
 
 	crc = crc32_le(ROCE_ICRC_SEED, buf, iplen + sizeof(*uh) + sizeof(*bth));
-	crc = crc32_le(crc, ib + sizeof(*bth), ib_len - sizeof(*bth));
+	crc = roce_crc32(crc, ib + sizeof(*bth), ib_len - sizeof(*bth));
 	return ~crc;
 }
 

@@ -249,6 +249,26 @@ static struct rdma_link_ops roce_rxe_link_ops = {
 	.newlink = roce_newlink,
 };
 
+static int roce_init(void)
+{
+	int err;
+
+	roce_crc32_init();
+	err = roce_net_init();
+	if (err) {
+		roce_crc32_exit();
+		return err;
+	}
+	pr_info("sroce: ICRC by %s\n", roce_crc32_impl());
+	return 0;
+}
+
+static void roce_exit(void)
+{
+	roce_net_exit();
+	roce_crc32_exit();
+}
+
 static struct rdma_link_ops *const roce_link_types[] = {
 	&roce_link_ops,
 	&roce_rxe_link_ops,
@@ -262,8 +282,8 @@ const struct srdma_transport srdma_roce_transport = {
 	.link_ops = roce_link_types,
 	.ops = &srdma_roce_ops,
 	/* holds UDP 4791 in the initial namespace; fails beside rdma_rxe */
-	.init = roce_net_init,
-	.exit = roce_net_exit,
+	.init = roce_init,
+	.exit = roce_exit,
 	.dev_size = sizeof(struct roce_dev),
 	.node_type = RDMA_NODE_IB_CA,
 	.vendor_part_id = 1,

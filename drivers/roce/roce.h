@@ -367,6 +367,12 @@ static inline u32 roce_mtu(struct srdma_qp *qp)
 	return ib_mtu_enum_to_int(qp->attr.path_mtu);
 }
 
+/* crc32.c APIs: */
+u32 roce_crc32(u32 crc, const void *p, size_t len);
+const char *roce_crc32_impl(void);
+void roce_crc32_init(void);
+void roce_crc32_exit(void);
+
 /* net.c APIs: */
 struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 			       u32 hdr_len, u32 paylen);

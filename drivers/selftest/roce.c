@@ -278,6 +278,48 @@ static void __init srdma_st_icrc_one(struct srdma_st *st, const char *name,
 	}
 }
 
+/*
+ * roce_crc32() is crc32_le() by whichever implementation it runs (the
+ * crypto API's accelerated one where crc32.c takes it): every length
+ * around the crypto threshold and the 16-byte folding, at every
+ * alignment, on bytes that differ from each other.
+ */
+static void __init srdma_st_crc32(struct srdma_st *st)
+{
+	static const u32 lens[] __initconst = {
+		0, 1, 15, 64, 79, 80, 255, 256, 257, 271, 1024, 1037, 4096,
+		4111,
+	};
+	const u32 max = 4111 + 16;
+	u32 i, a, x = 2463534242U, bad = 0, cases = 0;
+	u8 *buf;
+
+	buf = kmalloc(max, GFP_KERNEL);
+	if (!ST_ALLOCATED(st, buf))
+		return;
+	for (i = 0; i < max; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = x;
+	}
+	roce_crc32_init();
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (a = 0; a < 16; a++) {
+			u32 seed = a ? x + a : ~0U;
+
+			cases++;
+			if (roce_crc32(seed, buf + a, lens[i]) !=
+			    crc32_le(seed, buf + a, lens[i]))
+				bad++;
+		}
+	}
+	ST_CHECK(st, !bad, "roce_crc32 (%s) differs from crc32_le in %u of %u cases",
+		 roce_crc32_impl(), bad, cases);
+	roce_crc32_exit();
+	kfree(buf);
+}
+
 void __init srdma_st_icrc(struct srdma_st *st)
 {
 	struct roce_bth bth;
@@ -291,6 +333,7 @@ void __init srdma_st_icrc(struct srdma_st *st)
 	ST_CHECK(st, !memcmp(&bth, srdma_st_pkt4 + ST_V4_IB, sizeof(bth)),
 		 "roce_fill_bth: RC SEND_ONLY, 5 bytes, AckReq");
 
+	srdma_st_crc32(st);
 	srdma_st_icrc_one(st, "IPv4 RC SEND_ONLY", srdma_st_pkt4,
 			  sizeof(srdma_st_pkt4), false, ST_V4_ICRC,
 			  srdma_st_v4_variant, ARRAY_SIZE(srdma_st_v4_variant),
