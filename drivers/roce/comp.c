@@ -152,6 +152,18 @@ static void roce_comp_aeth(struct roce_qp *rqp, struct roce_pkt *pkt,
 	}
 }
 
+struct roce_read_place {
+	struct srdma_qp *qp;
+	struct srdma_swqe *w;
+};
+
+static int roce_read_piece(void *arg, u32 off, const void *buf, u32 n)
+{
+	struct roce_read_place *rp = arg;
+
+	return srdma_swqe_place_at(rp->qp, rp->w, rp->w->done + off, buf, n);
+}
+
 /* Place one READ response packet; the WQE completes on the last one. */
 static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 {
@@ -181,7 +193,8 @@ static void roce_comp_read(struct roce_qp *rqp, struct roce_pkt *pkt)
 		roce_wqe_finish(rqp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	err = srdma_swqe_place_at(qp, w, w->done, pkt->payload, pkt->paylen);
+	err = roce_pkt_payload_each(pkt, roce_read_piece,
+				    &(struct roce_read_place){ qp, w });
 	if (err == -ECANCELED)
 		return;		/* flushed: the buffer is not ours any more */
 	if (err) {

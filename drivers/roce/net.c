@@ -22,21 +22,19 @@
 #define ROCE_ICRC_SEED 0xdebb20e3
 
 /*
- * ICRC over the IP and UDP headers and the BTH with their variant fields
- * set to ones, then the rest of the IB packet up to the ICRC itself.
- * @nh is the IP header; @ib the BTH; @ib_len excludes the ICRC.
+ * The ICRC's CRC so far over the IP and UDP headers and the BTH with their
+ * variant fields set to ones. @nh is the IP header; @bth the BTH.
  */
-static u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
+static u32 roce_icrc_head(const void *nh, bool ipv6, const void *bth_in)
 {
 	u8 buf[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
 	       sizeof(struct roce_bth)];
 	u32 iplen = ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
 	struct udphdr *uh = (void *)buf + iplen;
 	struct roce_bth *bth = (void *)(uh + 1);
-	u32 crc;
 
 	memcpy(buf, nh, iplen + sizeof(*uh));
-	memcpy(bth, ib, sizeof(*bth));
+	memcpy(bth, bth_in, sizeof(*bth));
 	if (ipv6) {
 		struct ipv6hdr *ip6 = (void *)buf;
 
@@ -53,9 +51,73 @@ static u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
 	uh->check = (__force __sum16)0xffff;
 	bth->qpn |= cpu_to_be32(ROCE_BTH_RESV8A);
 
-	crc = crc32_le(ROCE_ICRC_SEED, buf, iplen + sizeof(*uh) + sizeof(*bth));
-	crc = roce_crc32(crc, ib + sizeof(*bth), ib_len - sizeof(*bth));
+	return crc32_le(ROCE_ICRC_SEED, buf, iplen + sizeof(*uh) + sizeof(*bth));
+}
+
+/*
+ * The ICRC of a packet in one buffer: the masked headers, then the rest of
+ * the IB packet up to the ICRC itself. @ib is the BTH; @ib_len excludes
+ * the ICRC.
+ */
+static u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
+{
+	u32 crc = roce_icrc_head(nh, ipv6, ib);
+
+	crc = roce_crc32(crc, ib + sizeof(struct roce_bth),
+			 ib_len - sizeof(struct roce_bth));
 	return ~crc;
+}
+
+/**
+ * roce_skb_walk() - hand bytes of an skb to @fn in the pieces it holds them
+ * @skb: the packet; its head, page fragments and frag list are read
+ * @from: first byte, from skb->data
+ * @len: how many
+ * @fn: called with @arg, the piece's offset from @from, its bytes and length
+ * @arg: for @fn
+ *
+ * For a packet left in pages (a NIC's receive buffers, virtio-net at a
+ * jumbo MTU), read in place rather than linearised: that would allocate a
+ * head and copy every byte once more. Atomic context: pages are mapped
+ * for the call only.
+ *
+ * Return: 0, @fn's first non-zero return, or -EFAULT when the skb holds
+ * fewer bytes.
+ */
+int roce_skb_walk(struct sk_buff *skb, u32 from, u32 len,
+		  int (*fn)(void *arg, u32 off, const void *buf, u32 n),
+		  void *arg)
+{
+	struct skb_seq_state st;
+	u32 done = 0;
+	int err = 0;
+
+	skb_prepare_seq_read(skb, from, from + len, &st);
+	while (done < len) {
+		const u8 *data;
+		u32 n = skb_seq_read(done, &data, &st);
+
+		if (!n) {
+			err = -EFAULT;
+			break;
+		}
+		/* a piece may reach past @len: take only what was asked */
+		n = min(n, len - done);
+		err = fn(arg, done, data, n);
+		if (err)
+			break;
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return err;
+}
+
+static int roce_icrc_piece(void *arg, u32 off, const void *buf, u32 n)
+{
+	u32 *crc = arg;
+
+	*crc = roce_crc32(*crc, buf, n);
+	return 0;
 }
 
 struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
@@ -251,15 +313,30 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	return ip_local_out(net, NULL, skb);
 }
 
-/* Check the ICRC of a received packet (headers at skb's network header). */
+/*
+ * Check the ICRC of a received packet: its IP header at the network header,
+ * skb->data at the BTH, which must be in the skb's head; the rest may be
+ * in pages.
+ */
 bool roce_icrc_ok(struct roce_pkt *pkt)
 {
 	struct sk_buff *skb = pkt->skb;
 	u32 ib_len = skb->len - ROCE_ICRC_BYTES;
-	u32 want = get_unaligned_le32(skb->data + ib_len);
+	__le32 want;
+	u32 crc;
 
-	return roce_icrc(skb_network_header(skb), pkt->ipv6, skb->data,
-			 ib_len) == want;
+	if (!skb_is_nonlinear(skb))
+		return roce_icrc(skb_network_header(skb), pkt->ipv6, skb->data,
+				 ib_len) == get_unaligned_le32(skb->data + ib_len);
+	if (skb_headlen(skb) < sizeof(struct roce_bth) ||
+	    skb_copy_bits(skb, ib_len, &want, sizeof(want)))
+		return false;
+	crc = roce_icrc_head(skb_network_header(skb), pkt->ipv6, skb->data);
+	if (roce_skb_walk(skb, sizeof(struct roce_bth),
+			  ib_len - sizeof(struct roce_bth), roce_icrc_piece,
+			  &crc))
+		return false;
+	return ~crc == le32_to_cpu(want);
 }
 
 /*

@@ -41,6 +41,7 @@ const char *const roce_counter_names[ROCE_CNT_MAX] = {
 	[ROCE_CNT_CC_RATE_DEC] = "cc_rate_dec",
 	[ROCE_CNT_CC_RATE_INC] = "cc_rate_inc",
 	[ROCE_CNT_ACK_SENT] = "ack_sent",
+	[ROCE_CNT_RX_PAGED] = "rx_paged",
 };
 
 /* The requester goes back to una_psn (req.c, roce_req_rewind). */

@@ -41,8 +41,18 @@ static void roce_pkt_ip(struct roce_pkt *pkt)
 }
 
 /*
- * Fill @pkt from its skb, which starts at the BTH. Also used again on a
+ * A packet this short is pulled into the skb's head whole: copying it is
+ * cheaper than walking its pieces, and a handler may read its payload in
+ * place (an ATOMIC WRITE's eight bytes).
+ */
+#define ROCE_PULL_WHOLE 256
+
+/*
+ * Fill @pkt from its skb, which starts at the BTH. The headers are pulled
+ * into the skb's head; the payload of a longer packet may stay in pages
+ * (pkt->payload NULL, roce_pkt_payload_each()). Also used again on a
  * packet the reorder queue held (its headers are still in place).
+ * Returns 0, -EINVAL for a malformed packet, -ENOMEM.
  */
 int roce_parse(struct roce_pkt *pkt)
 {
@@ -51,10 +61,11 @@ int roce_parse(struct roce_pkt *pkt)
 	u32 hdr_len, pad;
 	u8 service;
 
-	roce_pkt_ip(pkt);
-
 	if (skb->len < sizeof(struct roce_bth) + ROCE_ICRC_BYTES)
 		return -EINVAL;
+	if (!pskb_may_pull(skb, skb->len <= ROCE_PULL_WHOLE ? skb->len :
+			   sizeof(struct roce_bth)))
+		return -ENOMEM;
 	pkt->bth = (struct roce_bth *)skb->data;
 	pkt->opcode = pkt->bth->opcode;
 	service = pkt->opcode & ROCE_OP_SERVICE_MASK;
@@ -82,6 +93,11 @@ int roce_parse(struct roce_pkt *pkt)
 	if (!(info->flags & ROCE_F_PAYLOAD) && skb->len != hdr_len + pad +
 	    ROCE_ICRC_BYTES)
 		return -EINVAL;
+	/* the head may move: every pointer into it is taken after this */
+	if (!pskb_may_pull(skb, hdr_len))
+		return -ENOMEM;
+	roce_pkt_ip(pkt);
+	pkt->bth = (struct roce_bth *)skb->data;
 
 	pkt->flags = info->flags;
 	pkt->psn = be32_to_cpu(pkt->bth->apsn) & ROCE_PSN_MASK;
@@ -91,9 +107,33 @@ int roce_parse(struct roce_pkt *pkt)
 		pkt->deth = pkt->ext;
 		pkt->ext += sizeof(struct roce_deth);
 	}
-	pkt->payload = skb->data + hdr_len;
+	pkt->payoff = hdr_len;
 	pkt->paylen = skb->len - hdr_len - pad - ROCE_ICRC_BYTES;
+	pkt->payload = skb_headlen(skb) >= hdr_len + pkt->paylen ?
+		       skb->data + hdr_len : NULL;
 	return 0;
+}
+
+/**
+ * roce_pkt_payload_each() - hand a parsed packet's payload to @place
+ * @pkt: the packet
+ * @place: called with @arg, the piece's offset in the payload, its bytes
+ *	and length; in order, once if the payload is in the skb's head
+ * @arg: for @place
+ *
+ * Return: 0 (also for no payload), @place's first non-zero return, or
+ * -EFAULT when the skb is shorter than parsed.
+ */
+int roce_pkt_payload_each(const struct roce_pkt *pkt,
+			  int (*place)(void *arg, u32 off, const void *buf,
+				       u32 n),
+			  void *arg)
+{
+	if (!pkt->paylen)
+		return 0;
+	if (pkt->payload)
+		return place(arg, 0, pkt->payload, pkt->paylen);
+	return roce_skb_walk(pkt->skb, pkt->payoff, pkt->paylen, place, arg);
 }
 
 /*
@@ -191,9 +231,14 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 	struct roce_pkt pkt = { .skb = skb };
 	struct srdma_dev *dev;
 	u32 qpn;
+	int err;
 
-	/* the parser and the ICRC want one linear buffer */
-	if (skb_linearize(skb))
+	/*
+	 * The UDP header and what fits of a BTH in the skb's head; the parser
+	 * pulls the rest of the headers, the payload may stay in pages.
+	 */
+	if (!pskb_may_pull(skb, min_t(u32, skb->len, sizeof(struct udphdr) +
+					      sizeof(struct roce_bth))))
 		goto drop;
 	dev = roce_rx_dev(rnet, skb);
 	if (!dev)
@@ -205,10 +250,12 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 		roce_cnp_rcv(&pkt);
 		return 0;
 	}
-	if (roce_parse(&pkt)) {
+	err = roce_parse(&pkt);
+	if (err) {
 		ibdev_dbg_ratelimited(&dev->ibdev, "malformed packet (len %u)\n",
 				      skb->len);
-		roce_count(dev, ROCE_CNT_RX_DROP_MALFORMED);
+		if (err == -EINVAL)
+			roce_count(dev, ROCE_CNT_RX_DROP_MALFORMED);
 		goto drop_count;
 	}
 	if (!roce_icrc_ok(&pkt)) {
@@ -254,6 +301,8 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb)
 	}
 	trace_srdma_roce_rx(&pkt.qp->ibqp, pkt.bth, skb->len);
 	srdma_count_pkt(pkt.qp, false, skb->len);
+	if (pkt.paylen && !pkt.payload)
+		roce_count(dev, ROCE_CNT_RX_PAGED);
 	if (roce_pkt_ce(&pkt))
 		roce_cc_ce_rcvd(pkt.qp);
 	if (pkt.flags & ROCE_F_RESP)

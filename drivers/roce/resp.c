@@ -524,6 +524,30 @@ static enum ib_wc_status roce_verdict_status(enum roce_verdict v)
 	}
 }
 
+struct roce_recv_place {
+	struct srdma_qp *qp;
+	struct srdma_recv *r;
+};
+
+static int roce_recv_piece(void *arg, u32 off, const void *buf, u32 n)
+{
+	struct roce_recv_place *rp = arg;
+
+	return srdma_recv_place(rp->qp, rp->r, buf, n);
+}
+
+/* srdma_recv_place() of @pkt's payload, as many pieces as it is in */
+static enum ib_wc_status roce_recv_place(struct srdma_qp *qp,
+					 struct srdma_recv *r,
+					 const struct roce_pkt *pkt)
+{
+	int ret = roce_pkt_payload_each(pkt, roce_recv_piece,
+					&(struct roce_recv_place){ qp, r });
+
+	/* < 0: the skb ended early, which roce_parse() rules out */
+	return ret < 0 ? IB_WC_LOC_LEN_ERR : (enum ib_wc_status)ret;
+}
+
 /* The last packet of a SEND is placed: invalidate if asked, complete. */
 static enum roce_verdict roce_resp_send_last(struct roce_qp *rqp,
 					     struct roce_pkt *pkt)
@@ -563,7 +587,7 @@ static enum roce_verdict roce_resp_send(struct roce_qp *rqp,
 	}
 	if (!r->held)
 		return ROCE_NAK_INV;
-	status = srdma_recv_place(qp, r, pkt->payload, pkt->paylen);
+	status = roce_recv_place(qp, r, pkt);
 	if (status != IB_WC_SUCCESS) {
 		srdma_recv_fail(qp, r, status);
 		return status == IB_WC_LOC_LEN_ERR ? ROCE_NAK_INV : ROCE_NAK_OP;
@@ -571,6 +595,21 @@ static enum roce_verdict roce_resp_send(struct roce_qp *rqp,
 	if (pkt->flags & ROCE_F_LAST)
 		return roce_resp_send_last(rqp, pkt);
 	return ROCE_OK;
+}
+
+/*
+ * A piece of a WRITE packet's payload at its place, the key checked for
+ * it. Of a packet in several pieces, those before one that fails the
+ * check have landed: all inside the key's range, and a failed WRITE
+ * leaves its target's contents undefined (the QP goes to error).
+ */
+static int roce_write_piece(void *arg, u32 off, const void *buf, u32 n)
+{
+	struct roce_qp *rqp = arg;
+
+	return srdma_rkey_check_copy(rqp->qp, rqp->wrkey, rqp->wva + off,
+				     (void *)buf, n, IB_ACCESS_REMOTE_WRITE,
+				     SRDMA_TO_MEM);
 }
 
 static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
@@ -602,10 +641,7 @@ static enum roce_verdict roce_resp_write(struct roce_qp *rqp,
 	 * hold of the memory's lock that copies: no byte lands after a rereg
 	 * or invalidate returned.
 	 */
-	if (pkt->paylen &&
-	    srdma_rkey_check_copy(qp, rqp->wrkey, rqp->wva, pkt->payload,
-				  pkt->paylen, IB_ACCESS_REMOTE_WRITE,
-				  SRDMA_TO_MEM))
+	if (roce_pkt_payload_each(pkt, roce_write_piece, rqp))
 		return ROCE_NAK_ACC;
 	rqp->wva += pkt->paylen;
 	rqp->wresid -= pkt->paylen;
@@ -746,7 +782,9 @@ static enum roce_verdict roce_resp_atomic_write(struct roce_qp *rqp,
 
 	if (!(qp->attr.access & IB_ACCESS_REMOTE_WRITE))
 		return ROCE_NAK_ACC;
-	if ((va & 7) || pkt->paylen != 8 || be32_to_cpu(reth->len) != 8)
+	/* a packet this short is whole in the skb's head (roce_parse()) */
+	if ((va & 7) || pkt->paylen != 8 || be32_to_cpu(reth->len) != 8 ||
+	    !pkt->payload)
 		return ROCE_NAK_INV;
 	mem = srdma_rkey_check(qp, be32_to_cpu(reth->rkey), va, 8,
 			       IB_ACCESS_REMOTE_WRITE, &err);
@@ -964,7 +1002,7 @@ static void roce_resp_ud(struct roce_qp *rqp, struct roce_pkt *pkt)
 	}
 	status = srdma_recv_place(qp, r, grh, sizeof(grh));
 	if (status == IB_WC_SUCCESS)
-		status = srdma_recv_place(qp, r, pkt->payload, pkt->paylen);
+		status = roce_recv_place(qp, r, pkt);
 	if (status != IB_WC_SUCCESS) {
 		/* UD goes on: an overflow here is left to the CQ's event */
 		wc.status = status;

@@ -57,6 +57,7 @@ enum roce_counter {
 	ROCE_CNT_CC_RATE_DEC,
 	ROCE_CNT_CC_RATE_INC,
 	ROCE_CNT_ACK_SENT,		/* plain ACKs, one per receive batch */
+	ROCE_CNT_RX_PAGED,		/* payloads read in place from pages */
 	ROCE_CNT_MAX,
 };
 
@@ -145,7 +146,8 @@ struct roce_pkt {
 	bool ackreq;
 	void *ext;			/* first header after BTH (and DETH) */
 	struct roce_deth *deth;
-	void *payload;
+	void *payload;			/* NULL: not all in the head */
+	u32 payoff;			/* the payload's offset in skb->data */
 	u32 paylen;
 	union {
 		struct iphdr *ip4;
@@ -379,6 +381,9 @@ struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb);
 bool roce_icrc_ok(struct roce_pkt *pkt);
+int roce_skb_walk(struct sk_buff *skb, u32 from, u32 len,
+		  int (*fn)(void *arg, u32 off, const void *buf, u32 n),
+		  void *arg);
 struct srdma_dev *roce_rx_dev(struct roce_net *rnet, struct sk_buff *skb);
 
 /* socket.c APIs: */
@@ -441,6 +446,10 @@ void roce_reorder_purge(struct roce_qp *rqp);
 
 /* recv.c APIs: */
 int roce_parse(struct roce_pkt *pkt);
+int roce_pkt_payload_each(const struct roce_pkt *pkt,
+			  int (*place)(void *arg, u32 off, const void *buf,
+				       u32 n),
+			  void *arg);
 
 /* mcast.c APIs: */
 int roce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -150,12 +150,13 @@ static u32 __init srdma_st_icrc_spec(const u8 *pkt, u32 len, bool ipv6)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	};
 	u32 ib = ipv6 ? ST_V6_IB : ST_V4_IB;
-	u8 buf[128];
+	u8 buf[ST_V6_IB + sizeof(struct roce_bth)];
 	u32 crc;
 
-	if (len > sizeof(buf))
+	if (len < ib + sizeof(struct roce_bth) + ROCE_ICRC_BYTES)
 		return 0;
-	memcpy(buf, pkt, len);
+	/* the fields the ICRC masks are all in the IP, UDP and BT headers */
+	memcpy(buf, pkt, ib + sizeof(struct roce_bth));
 	if (ipv6) {
 		buf[0] |= 0x0f;		/* traffic class, flow label */
 		memset(buf + 1, 0xff, 3);
@@ -170,7 +171,9 @@ static u32 __init srdma_st_icrc_spec(const u8 *pkt, u32 len, bool ipv6)
 	buf[ib - 1] = 0xff;
 	buf[ib + 4] = 0xff;		/* BTH: FECN, BECN, resv6 */
 	crc = crc32_le(~0U, lrh, sizeof(lrh));
-	crc = crc32_le(crc, buf, len - ROCE_ICRC_BYTES);
+	crc = crc32_le(crc, buf, ib + sizeof(struct roce_bth));
+	crc = crc32_le(crc, pkt + ib + sizeof(struct roce_bth),
+		       len - ib - sizeof(struct roce_bth) - ROCE_ICRC_BYTES);
 	return ~crc;
 }
 
@@ -320,6 +323,113 @@ static void __init srdma_st_crc32(struct srdma_st *st)
 	kfree(buf);
 }
 
+/* The packet's first @head bytes in the skb's head, the rest in a page. */
+static struct sk_buff *__init srdma_st_skb_paged(const u8 *pkt, u32 len,
+						 u32 head)
+{
+	struct sk_buff *skb = alloc_skb(head, GFP_KERNEL);
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	if (!skb || !page || len - head > PAGE_SIZE) {
+		kfree_skb(skb);
+		if (page)
+			__free_page(page);
+		return NULL;
+	}
+	skb_put_data(skb, pkt, head);
+	memcpy(page_address(page), pkt + head, len - head);
+	skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	skb_reset_network_header(skb);
+	skb->protocol = htons(ETH_P_IP);
+	__skb_pull(skb, ST_V4_IB);
+	return skb;
+}
+
+struct srdma_st_gather {
+	u8 *buf;
+	u32 pieces;
+};
+
+static int __init srdma_st_gather_piece(void *arg, u32 off, const void *buf,
+					u32 n)
+{
+	struct srdma_st_gather *g = arg;
+
+	memcpy(g->buf + off, buf, n);
+	g->pieces++;
+	return 0;
+}
+
+/*
+ * A packet whose payload a NIC left in pages (virtio-net at a jumbo MTU
+ * does): its ICRC is checked and its payload read where it lies, the
+ * same bytes as from one buffer, and a flipped byte in the page fails it.
+ */
+static void __init srdma_st_icrc_paged(struct srdma_st *st)
+{
+	const u32 paylen = 1000, ib = ST_V4_IB;
+	const u32 len = ib + sizeof(struct roce_bth) + paylen + ROCE_ICRC_BYTES;
+	const u32 head = ib + sizeof(struct roce_bth) + 100;
+	struct srdma_st_gather g = { };
+	struct roce_pkt p = { };
+	struct sk_buff *skb;
+	struct iphdr *ip4;
+	struct udphdr *uh;
+	u8 *pkt, *frag;
+	int err;
+	u32 i;
+
+	pkt = kzalloc(len, GFP_KERNEL);
+	g.buf = kzalloc(paylen, GFP_KERNEL);
+	if (!ST_ALLOCATED(st, pkt) || !ST_ALLOCATED(st, g.buf))
+		goto out;
+	ip4 = (struct iphdr *)pkt;
+	ip4->version = 4;
+	ip4->ihl = 5;
+	ip4->tot_len = htons(len);
+	ip4->ttl = 64;
+	ip4->protocol = IPPROTO_UDP;
+	ip4->saddr = htonl(0xc0000201);
+	ip4->daddr = htonl(0xc0000202);
+	uh = (struct udphdr *)(ip4 + 1);
+	uh->source = htons(49152);
+	uh->dest = htons(ROCE_UDP_PORT);
+	uh->len = htons(len - sizeof(*ip4));
+	roce_fill_bth((void *)(uh + 1), ROCE_OP_RC | ROCE_SEND_ONLY, paylen,
+		      0x11, 0x123, ROCE_FILL_ACKREQ);
+	for (i = 0; i < paylen; i++)
+		pkt[ib + sizeof(struct roce_bth) + i] = i * 7 + 3;
+	put_unaligned_le32(srdma_st_icrc_spec(pkt, len, false),
+			   pkt + len - ROCE_ICRC_BYTES);
+
+	skb = srdma_st_skb_paged(pkt, len, head);
+	if (!ST_ALLOCATED(st, skb))
+		goto out;
+	p.skb = skb;
+	ST_CHECK(st, skb_is_nonlinear(skb) && roce_icrc_ok(&p),
+		 "paged packet: ICRC checked in place");
+	frag = skb_frag_address(&skb_shinfo(skb)->frags[0]);
+	frag[500] ^= 0x10;
+	ST_CHECK(st, !roce_icrc_ok(&p),
+		 "paged packet: a flipped byte in its page fails the ICRC");
+	frag[500] ^= 0x10;
+
+	err = roce_parse(&p);
+	ST_CHECK(st, !err && !p.payload && p.paylen == paylen &&
+		 p.payoff == sizeof(struct roce_bth),
+		 "paged packet: parsed (%d), payload of %u left in place", err,
+		 p.paylen);
+	err = roce_pkt_payload_each(&p, srdma_st_gather_piece, &g);
+	ST_CHECK(st, !err && g.pieces == 2 &&
+		 !memcmp(g.buf, pkt + ib + sizeof(struct roce_bth), paylen),
+		 "paged packet: payload read in %u pieces (%d), byte for byte",
+		 g.pieces, err);
+	kfree_skb(skb);
+out:
+	kfree(g.buf);
+	kfree(pkt);
+}
+
 void __init srdma_st_icrc(struct srdma_st *st)
 {
 	struct roce_bth bth;
@@ -334,6 +444,7 @@ void __init srdma_st_icrc(struct srdma_st *st)
 		 "roce_fill_bth: RC SEND_ONLY, 5 bytes, AckReq");
 
 	srdma_st_crc32(st);
+	srdma_st_icrc_paged(st);
 	srdma_st_icrc_one(st, "IPv4 RC SEND_ONLY", srdma_st_pkt4,
 			  sizeof(srdma_st_pkt4), false, ST_V4_ICRC,
 			  srdma_st_v4_variant, ARRAY_SIZE(srdma_st_v4_variant),
