@@ -121,6 +121,9 @@ for sys in $systems; do
 		awk '/#bytes/ { getline; s = $4 } END { print "the stream: " (s == "" ? "failed" : s " MB/s") }' \
 			"$VM_OUT/last.out" >> "$VM_OUT/profile-$sys.txt"
 	fi
+	# what the stream cost besides the traced calls: resends, drops
+	echo "counters, whole stream: $(hw_counters_all dev0 | awk '$2 != 0' | paste -sd ' ')" \
+		>> "$VM_OUT/profile-$sys.txt"
 	rdma_all_down dev0
 done
 exit "$rc"
