@@ -179,6 +179,8 @@ hw_counters_all() { # DEV
 		echo "${f##*/} $(cat "$f")"
 	done
 }
+# hw_counters_nonzero DEV: the counters that moved, "NAME VALUE" on one line
+hw_counters_nonzero() { hw_counters_all "$1" | awk '$2 != 0' | paste -sd ' '; }
 
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID for ADDR (IPv4 as
 # ::ffff:a.b.c.d or an IPv6 address), for tools that take -g/-x.
@@ -228,7 +230,7 @@ stall_snapshot() { # SECS PID
 	timeout 10 rdma -dd res show qp
 	for d in /sys/class/infiniband/*; do
 		[ -d "$d/ports/1/hw_counters" ] || continue
-		echo "${d##*/}: $(hw_counters_all "${d##*/}" | awk '$2 != 0' | paste -sd ' ')"
+		echo "${d##*/}: $(hw_counters_nonzero "${d##*/}")"
 	done
 	timeout 10 ss -tmnio
 }

@@ -122,8 +122,7 @@ for sys in $systems; do
 			"$VM_OUT/last.out" >> "$VM_OUT/profile-$sys.txt"
 	fi
 	# what the stream cost besides the traced calls: resends, drops
-	echo "counters, whole stream: $(hw_counters_all dev0 | awk '$2 != 0' | paste -sd ' ')" \
-		>> "$VM_OUT/profile-$sys.txt"
+	echo "counters, whole stream: $(hw_counters_nonzero dev0)" >> "$VM_OUT/profile-$sys.txt"
 	rdma_all_down dev0
 done
 exit "$rc"
