@@ -16,7 +16,12 @@
  * or random ones: every 8-bit opcode, truncation, bad pad counts, RETH
  * lengths and VAs at the extremes, AETH syndromes, IETH on live keys,
  * wrong Q_Keys, P_Keys and transport versions, spoofed sources, IPv6 and
- * multicast. A sweep first sends every opcode at every short length. QPs
+ * multicast. A sweep first sends every opcode at every short length. A
+ * quarter of the unicast packets from the QPs' own path go through a UDP
+ * socket instead, their IB bytes in two or three pieces with MSG_MORE:
+ * the kernel then keeps the first piece in the skb's head and the rest in
+ * a page fragment, split at a random byte (even inside the BTH), as a
+ * NIC's receive pages leave a big packet. QPs
  * that a packet moved to the error state are brought back at once, so the
  * traffic keeps meeting live state. At the end the RC pair is brought up
  * fresh and must pass a byte-checked WRITE, SEND and READ.
@@ -133,6 +138,7 @@ struct pkt {
 	size_t len;		/* IP packet */
 	bool v6;
 	bool mcast;
+	bool paged;		/* sent in pieces through g.u4 or g.u6 */
 };
 
 static struct {
@@ -161,6 +167,8 @@ static struct {
 	bool have6;
 	struct tgt t[T_NUM];
 	int s4, s6, s4m, s6m;
+	int u4, u6;		/* UDP sockets for paged packets */
+	uint16_t u4port, u6port;
 	struct in_addr grp4;
 	struct in6_addr grp6;
 	FILE *dump;
@@ -169,7 +177,7 @@ static struct {
 static struct {
 	unsigned long sent, send_err, by_kind[16], mcast, v6, spoofed,
 		truncated, bad_icrc, bad_pad, undefined, qp1, cqe, cqe_err,
-		rearms;
+		rearms, paged;
 } st;
 
 static void die(const char *fmt, ...)
@@ -691,6 +699,37 @@ static void setup_verbs(void)
 
 /* ---- sockets */
 
+/*
+ * A UDP socket bound to the device's own address, for the paged packets.
+ * Unconnected and with DF, IPv4 sends them with an ID of 0, so the
+ * header the kernel writes is one wrap() can seal an ICRC over.
+ */
+static int udp_socket(int family, uint16_t *port)
+{
+	struct sockaddr_storage ss = { .ss_family = family };
+	socklen_t sl = family == AF_INET ? sizeof(struct sockaddr_in) :
+					   sizeof(struct sockaddr_in6);
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_UDP);
+	int pmtu = IP_PMTUDISC_DO;
+
+	if (fd < 0)
+		die("UDP socket: %s", strerror(errno));
+	if (family == AF_INET) {
+		((struct sockaddr_in *)&ss)->sin_addr = g.ip4;
+		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+			       sizeof(pmtu)))
+			die("IP_MTU_DISCOVER: %s", strerror(errno));
+	} else {
+		((struct sockaddr_in6 *)&ss)->sin6_addr = g.ip6;
+	}
+	if (bind(fd, (void *)&ss, sl) || getsockname(fd, (void *)&ss, &sl))
+		die("bind UDP: %s", strerror(errno));
+	*port = ntohs(family == AF_INET ?
+		      ((struct sockaddr_in *)&ss)->sin_port :
+		      ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return fd;
+}
+
 static void setup_sockets(void)
 {
 	int ifindex = if_nametoindex(opt.netdev);
@@ -704,7 +743,8 @@ static void setup_sockets(void)
 		die("raw socket: %s (needs CAP_NET_RAW)", strerror(errno));
 	if (setsockopt(g.s4m, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof(mr)))
 		die("IP_MULTICAST_IF: %s", strerror(errno));
-	g.s6 = g.s6m = -1;
+	g.u4 = udp_socket(AF_INET, &g.u4port);
+	g.s6 = g.s6m = g.u6 = -1;
 	if (!g.have6)
 		return;
 	g.s6 = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
@@ -714,6 +754,7 @@ static void setup_sockets(void)
 	if (setsockopt(g.s6m, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex,
 		       sizeof(ifindex)))
 		die("IPV6_MULTICAST_IF: %s", strerror(errno));
+	g.u6 = udp_socket(AF_INET6, &g.u6port);
 }
 
 static void dump_pkt(const struct pkt *p)
@@ -722,11 +763,41 @@ static void dump_pkt(const struct pkt *p)
 
 	if (!g.dump)
 		return;
-	fprintf(g.dump, "%lu %s%s ", st.sent, p->v6 ? "v6" : "v4",
-		p->mcast ? "m" : "");
+	fprintf(g.dump, "%lu %s%s%s ", st.sent, p->v6 ? "v6" : "v4",
+		p->mcast ? "m" : "", p->paged ? "p" : "");
 	for (i = 0; i < p->len; i++)
 		fprintf(g.dump, "%02x", p->b[i]);
 	fputc('\n', g.dump);
+}
+
+/*
+ * The UDP payload of @p through a UDP socket, in two or three pieces: all
+ * but the last with MSG_MORE, so that the kernel builds one datagram whose
+ * first piece is in the head and the rest in a page fragment.
+ */
+static ssize_t send_paged(struct pkt *p, const struct sockaddr *to,
+			  socklen_t tolen)
+{
+	size_t iplen = p->v6 ? 40 : 20;
+	const uint8_t *pay = p->b + iplen + 8;
+	size_t len = p->len - iplen - 8, cut[3], at = 0;
+	int fd = p->v6 ? g.u6 : g.u4, i, k = chance(70) ? 2 : 3;
+	ssize_t n, sent = 0;
+
+	cut[0] = rnd(len + 1);
+	cut[1] = cut[0] + rnd(len - cut[0] + 1);
+	cut[k - 1] = len;
+	for (i = 0; i < k; i++) {
+		n = sendto(fd, pay + at, cut[i] - at,
+			   MSG_DONTWAIT | (i < k - 1 ? MSG_MORE : 0), to,
+			   tolen);
+		if (n < 0)
+			return n;
+		sent += n;
+		at = cut[i];
+	}
+	st.paged++;
+	return sent + iplen + 8;
 }
 
 static void send_pkt(struct pkt *p)
@@ -737,7 +808,13 @@ static void send_pkt(struct pkt *p)
 	ssize_t n;
 
 	dump_pkt(p);
-	if (p->v6) {
+	if (p->paged) {
+		s4.sin_port = s6.sin6_port = htons(ROCE_PORT);
+		memcpy(&s6.sin6_addr, p->b + 24, 16);
+		memcpy(&s4.sin_addr, p->b + 16, 4);
+		n = p->v6 ? send_paged(p, (void *)&s6, sizeof(s6)) :
+			    send_paged(p, (void *)&s4, sizeof(s4));
+	} else if (p->v6) {
 		fd = p->mcast ? g.s6m : g.s6;
 		memcpy(&s6.sin6_addr, p->b + 24, 16);
 		n = sendto(fd, p->b, p->len, MSG_DONTWAIT, (void *)&s6,
@@ -765,6 +842,7 @@ struct ib {
 	uint8_t pad;		/* pad bytes actually present */
 	bool v6, mcast;
 	bool spoof;
+	bool paged;		/* through a UDP socket: see send_paged() */
 	bool bad_icrc;
 	int trunc;		/* -1: none; else IB bytes kept, ICRC included */
 	int trailer;		/* bytes after the UDP datagram's end */
@@ -820,7 +898,8 @@ static void wrap(struct ib *ib, struct pkt *p)
 		ip[0] = 0x45;
 		ip[1] = rnd(256);
 		put16(ip + 2, total);
-		put16(ip + 4, 1 + rnd(65535));	/* 0 would be rewritten */
+		/* 0 would be rewritten; a paged packet's is 0 */
+		put16(ip + 4, ib->paged ? 0 : 1 + rnd(65535));
 		ip[6] = 0x40;			/* DF */
 		ip[8] = 1 + rnd(255);
 		ip[9] = IPPROTO_UDP;
@@ -831,7 +910,10 @@ static void wrap(struct ib *ib, struct pkt *p)
 		memcpy(ip + 16, ib->mcast ? (void *)&g.grp4 : (void *)&g.ip4,
 		       4);
 	}
-	put16(udp, chance(80) ? 0xc000 + rnd(0x4000) : rnd(65536));
+	if (ib->paged)
+		put16(udp, ib->v6 ? g.u6port : g.u4port);
+	else
+		put16(udp, chance(80) ? 0xc000 + rnd(0x4000) : rnd(65536));
 	put16(udp + 2, ROCE_PORT);
 	put16(udp + 4, dgram);
 	if (ib->trunc < 0 || (size_t)ib->trunc >= 4) {
@@ -864,6 +946,7 @@ static void wrap(struct ib *ib, struct pkt *p)
 	p->len = total;
 	p->v6 = ib->v6;
 	p->mcast = ib->mcast;
+	p->paged = ib->paged;
 }
 
 static uint64_t pick_va(uint32_t len)
@@ -1323,6 +1406,9 @@ static void run_fuzz(void)
 			gen_sweep(ib, i * (256 * 72) / sweep);
 		else
 			gen_one(ib);
+		/* the kernel writes a paged packet's IP and UDP headers */
+		ib->paged = !ib->spoof && !ib->mcast && !ib->trailer &&
+			    chance(25);
 		wrap(ib, p);
 		send_pkt(p);
 		if (i % BATCH == BATCH - 1)
@@ -1689,9 +1775,9 @@ static void run_qp1(void)
 
 static void report(void)
 {
-	printf("packets: %lu sent (%lu send errors), %lu IPv6, %lu multicast, %lu to QP1, %lu spoofed, %lu truncated, %lu bad pad, %lu bad ICRC, %lu undefined\n",
+	printf("packets: %lu sent (%lu send errors), %lu IPv6, %lu multicast, %lu to QP1, %lu spoofed, %lu paged, %lu truncated, %lu bad pad, %lu bad ICRC, %lu undefined\n",
 	       st.sent, st.send_err, st.v6, st.mcast, st.qp1, st.spoofed,
-	       st.truncated, st.bad_pad, st.bad_icrc, st.undefined);
+	       st.paged, st.truncated, st.bad_pad, st.bad_icrc, st.undefined);
 	printf("completions: %lu (%lu with an error status); QPs re-armed %lu times\n",
 	       st.cqe, st.cqe_err, st.rearms);
 	printf("device counters: rx_dropped %u rx_bad_crc %u rx_bad_qp %u remote_key_err %u rx_duplicate %u\n",

@@ -9,8 +9,10 @@
 # after 600 of them (defect 21); RC/UC requests from a source that is not
 # the QP's path land nowhere, are counted, and the QPs keep working
 # (defect 5). Then $ROCE_FUZZ_PACKETS (default 100,000; 1,000,000 for a
-# full run) fuzzed packets, after which the fuzzer's own RC pairs pass a
-# byte-checked WRITE/SEND/READ, the drop counters moved, a byte-checked
+# full run) fuzzed packets, a quarter of the unicast ones with their IB
+# bytes split between the skb's head and a page fragment, after which the
+# fuzzer's own RC pairs pass a byte-checked WRITE/SEND/READ, the drop
+# counters moved, payloads were read from pages (rx_paged), a byte-checked
 # rdma_cm transfer (rc_xfer.c) works and srdma unloads. ROCE_FUZZ_SEED
 # repeats a run; the kernel log is scanned by the harness.
 #   full run: tools/vm/run.sh -t 1800 -e ROCE_FUZZ_PACKETS=1000000 -- selftests/roce_fuzz.sh
@@ -98,7 +100,7 @@ fuzz_run() {
 counters_moved() {
 	local c b a rc=0
 	counters > "$TAP_LOGDIR/counters.after"
-	for c in rx_dropped rx_bad_crc rx_bad_qp; do
+	for c in rx_dropped rx_bad_crc rx_bad_qp rx_paged; do
 		b=$(awk -v c="$c" '$1 == c { print $2 }' "$TAP_LOGDIR/counters.before")
 		a=$(awk -v c="$c" '$1 == c { print $2 }' "$TAP_LOGDIR/counters.after")
 		echo "$c: $b -> $a"
@@ -124,7 +126,7 @@ diag "seed $SEED, $PACKETS packets (ROCE_FUZZ_SEED=$SEED repeats this run)"
 STEP_TIMEOUT=$((240 + PACKETS / 200))
 t "$PACKETS fuzzed packets, then byte-checked WRITE/SEND/READ on the fuzzed QPs" fuzz_run
 STEP_TIMEOUT=60
-t "drop counters moved (rx_dropped, rx_bad_crc, rx_bad_qp)" counters_moved
+t "drop counters moved (rx_dropped, rx_bad_crc, rx_bad_qp), payloads read from pages (rx_paged)" counters_moved
 STEP_TIMEOUT=150
 t "rc_xfer (rdma_cm, every byte checked) after the fuzzing" xfer
 diag "$(counters)"
