@@ -44,6 +44,15 @@ has_gid() { devinfo_has "$1" "GID\\[ *[0-9]+\\]:[[:space:]]+$2, $3\$"; }
 wait_port_state() { wait_for 10 port_state_is "$1" "$2"; }
 wait_active_mtu() { wait_for 10 active_mtu_is "$1" "$2"; }
 
+# placed_from_pages DEV: DEV received big payloads and placed them from
+# the skb's pages where the NIC left them (sroce's rx_paged counter).
+placed_from_pages() {
+	local n
+	n=$(hw_counter "$1" rx_paged)
+	echo "rx_paged: $n"
+	[ "$n" -gt 0 ]
+}
+
 rdma_dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
 rdma_dev_gone() { ! rdma_dev_exists "$1"; }
 wait_dev_gone() { wait_for 10 rdma_dev_gone "$1"; }

@@ -34,14 +34,6 @@ tap_cleanup() {
 	ip link set "$NETDEV" mtu 1500
 }
 
-# this host received big payloads and placed them from the skb's pages
-paged_rx() {
-	local n
-	n=$(hw_counter dev0 rx_paged)
-	echo "rx_paged: $n"
-	[ "$n" -gt 0 ]
-}
-
 role() { [ "$1" = "$me" ] && echo server || echo client; }
 
 gids() {
@@ -103,5 +95,5 @@ for srv in 1 2; do
 	done
 done
 if [ "$mtu" -gt 1500 ]; then
-	t "host$me: payloads read in place from pages" paged_rx
+	t "host$me: payloads read in place from pages" placed_from_pages dev0
 fi
