@@ -31,7 +31,8 @@
 # ROCE_CC_XFER_ROUNDS (16 x 1 MiB), ROCE_CC_VERB
 # (write; read: the stream is ib_read_bw, host2 reading from host1, so
 # that host1's READ responses cross the bottleneck and the responder's
-# limiter is what CNPs drive).
+# limiter is what CNPs drive), ROCE_CC_PARAMS (DCQCN parameters to try
+# instead of the defaults, NAME=VALUE,...: ai_rate_kbps=1000,...).
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,7 @@ MAX_RESENT=${ROCE_CC_MAX_RESENT:-0.01}
 XFER_ROUNDS=${ROCE_CC_XFER_ROUNDS:-16}
 VERB=${ROCE_CC_VERB:-write}
 PERF_NICE=${ROCE_CC_PERF_NICE:-19}
+ROCE_CC_PARAMS=${ROCE_CC_PARAMS:-}
 [[ "$RATE" =~ ^[1-9][0-9]*$ ]] || tap_skip_all "ROCE_CC_RATE=$RATE: Mbit/s wanted"
 [[ "$PERF_NICE" =~ ^-?[0-9]+$ ]] || tap_skip_all "ROCE_CC_PERF_NICE=$PERF_NICE: a nice value"
 if ! [[ "$SECS" =~ ^[1-9][0-9]*$ ]] || [ "$SECS" -lt 8 ]; then
@@ -100,7 +102,11 @@ tap_cleanup() {
 counters() { hw_counters_all dev0; }
 
 have_cc() {
+	local kv
 	[ -w "$cc/enable" ] || { echo "no $cc/enable"; return 1; }
+	for kv in ${ROCE_CC_PARAMS//,/ }; do
+		echo "${kv#*=}" > "$cc/${kv%%=*}" || { echo "cc/$kv refused"; return 1; }
+	done
 	grep -r . "$cc" | tee "$TAP_LOGDIR/cc-params-host$me.txt"
 	# the counters this test reads
 	for c in cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc; do
