@@ -38,7 +38,8 @@ iwarp_connects iwarp_accepts iwarp_rejects_sent iwarp_rejects_rcvd
 iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
 iwarp_setup_refused iwarp_backlog_refused iwarp_accept_paused
 iwarp_tx_spliced_bytes iwarp_tx_copied_bytes
-cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc ack_sent rx_paged"
+cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc ack_sent rx_paged
+tx_queue_full"
 
 # every documented counter is there, in sysfs and in rdma statistic
 counters_listed() { # DEV

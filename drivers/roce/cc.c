@@ -450,12 +450,13 @@ static enum hrtimer_restart roce_cc_alpha_fire(struct hrtimer *timer)
 }
 
 /*
- * The bucket ran dry and enough tokens are back: run the requester from
- * tx_work, as an ACK that opens the window does, and READ responses
- * that waited from rd_work. Destroy cancels this timer before tx_work
- * and rd_work, reset before tx_work; the requester and rd_work check
- * the QP under its lock themselves. The lock here is for rd_paced and
- * the CPU rd_work is kept on.
+ * The bucket ran dry and enough tokens are back, or packets of a QP that
+ * waited for room left the host (txq.c starts the timer then): run the
+ * requester from tx_work, as an ACK that opens the window does, and READ
+ * responses that waited from rd_work. Destroy cancels this timer before
+ * tx_work and rd_work, reset before tx_work; the requester and rd_work
+ * check the QP under its lock themselves. The lock here is for rd_paced
+ * and the CPU rd_work is kept on.
  */
 static enum hrtimer_restart roce_cc_pace_fire(struct hrtimer *timer)
 {
@@ -509,11 +510,12 @@ static void roce_cc_refill(struct roce_cc *cc, u64 now)
 }
 
 /*
- * The requester asks before each packet it emits. Not limited: yes, at
- * the cost of one test. Limited: yes while the bucket holds tokens (a
- * packet may take it into debt); dry, the pace timer is set for when it
- * holds a batch again (ROCE_CC_WAKE_SHIFT) and the requester stops until
- * then. Lock held.
+ * The requester asks before each packet it emits. First, whether the
+ * QP's packets still in this host leave room for one (txq.c). Not
+ * limited: yes, at the cost of one test. Limited: yes while the bucket
+ * holds tokens (a packet may take it into debt); dry, the pace timer is
+ * set for when it holds a batch again (ROCE_CC_WAKE_SHIFT) and the
+ * requester stops until then. Lock held.
  */
 bool roce_cc_tx_ok(struct roce_qp *rqp)
 {
@@ -521,6 +523,8 @@ bool roce_cc_tx_ok(struct roce_qp *rqp)
 	s64 want;
 	u64 ns;
 
+	if (!roce_txq_room(rqp))
+		return false;
 	if (likely(!cc->limited))
 		return true;
 	if (!roce_cc_enabled(rqp->qp)) {

@@ -308,6 +308,7 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 
 	skb->ip_summed = CHECKSUM_NONE;
 	skb->dev = dst->dev;
+	roce_txq_own(to_rqp(qp), skb);
 	if (ipv6)
 		return ip6_local_out(net, NULL, skb);
 	return ip_local_out(net, NULL, skb);

@@ -46,15 +46,20 @@ static int roce_qp_init(struct srdma_qp *qp)
 	err = roce_qp_net_init(rqp);
 	if (err)
 		goto err_free;
+	err = roce_txq_init(rqp);
+	if (err)
+		goto err_net;
 	if (qp->ibqp.qp_type == IB_QPT_RC) {
 		/* one until modify_qp sets max_dest_rd_atomic (INIT to RTR) */
 		err = roce_resp_grow(rqp, 1);
 		if (err)
-			goto err_net;
+			goto err_txq;
 	}
 	qp->tp_priv = rqp;
 	return 0;
 
+err_txq:
+	roce_txq_fini(rqp);
 err_net:
 	roce_qp_net_fini(rqp);
 err_free:
@@ -70,6 +75,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	rqp->dead = true;
 	roce_reorder_purge(rqp);
 	spin_unlock_bh(&rqp->lock);
+	roce_txq_detach(rqp);		/* before the pace timer stops */
 	del_timer_sync(&rqp->retrans_timer);
 	del_timer_sync(&rqp->rnr_timer);
 	roce_cc_stop_sync(rqp);		/* before tx_work: it queues that */
@@ -78,6 +84,7 @@ static void roce_qp_destroy(struct srdma_qp *qp)
 	roce_ack_fini(rqp);
 	roce_resp_destroy(rqp);
 	roce_qp_net_fini(rqp);
+	roce_txq_fini(rqp);
 	kfree(rqp->res);
 	kfree(rqp);
 	qp->tp_priv = NULL;

@@ -58,6 +58,7 @@ enum roce_counter {
 	ROCE_CNT_CC_RATE_INC,
 	ROCE_CNT_ACK_SENT,		/* plain ACKs, one per receive batch */
 	ROCE_CNT_RX_PAGED,		/* payloads read in place from pages */
+	ROCE_CNT_TX_QUEUE_FULL,		/* waits for packets to leave the host */
 	ROCE_CNT_MAX,
 };
 
@@ -234,9 +235,12 @@ struct roce_cc {
 	struct hrtimer alpha_timer;	/* K */
 };
 
+struct roce_txq;
+
 struct roce_qp {
 	struct srdma_qp *qp;
 	spinlock_t lock;		/* all protocol state below */
+	struct roce_txq *txq;		/* packets still in this host */
 	struct dst_cache dst_cache;
 	struct srdma_av route_av;	/* the path dst_cache is for */
 	u16 src_port;
@@ -403,6 +407,13 @@ int srdma_roce_rcv(struct roce_net *rnet, struct sk_buff *skb);
 void roce_qp_src_port(struct srdma_qp *qp);
 int roce_qp_net_init(struct roce_qp *rqp);
 void roce_qp_net_fini(struct roce_qp *rqp);
+
+/* txq.c APIs: */
+int roce_txq_init(struct roce_qp *rqp);
+void roce_txq_detach(struct roce_qp *rqp);
+void roce_txq_fini(struct roce_qp *rqp);
+void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb);
+bool roce_txq_room(struct roce_qp *rqp);
 
 /* req.c APIs: */
 void roce_sq_kick(struct srdma_qp *qp);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How many of a QP's packets are still in this host: handed to IP but
+ * not yet sent by the device, standing in a qdisc or a transmit ring.
+ *
+ * Without a bound a requester fills whatever queue is in front of it,
+ * and when that queue is the host's own egress (a shaped uplink, a
+ * congested NIC) it grows past any AQM's target: every other flow then
+ * waits behind it, and TCP, which keeps about a millisecond of its own
+ * rate there (TCP small queues), gives way to it. So a QP keeps at most
+ * ROCE_TXQ_MAX packets here, and when congestion control paces it, a
+ * millisecond of its rate (at least two packets): a local bottleneck
+ * then costs it what it costs TCP, and marks reach both.
+ *
+ * Each packet's skb carries a counted reference to the QP's roce_txq in
+ * skb_shinfo()->destructor_arg; its destructor, run when the device is
+ * done with it (or a qdisc drops it), uncounts it. The count outlives
+ * the QP while packets still hold it, so a packet in a stuck queue holds
+ * neither the QP nor its destruction. A QP that found no room is woken
+ * by the destructor that takes the count to half its limit, through the
+ * pace timer (cc.c), which runs both the requester and the READ
+ * responder; destroy detaches the QP from the count before it cancels
+ * that timer. RESET and ERR leave it attached: a wake then runs a
+ * requester that finds the QP's state and returns.
+ */
+#include "roce.h"
+
+struct roce_txq {
+	refcount_t ref;			/* the QP's + one per packet here */
+	atomic_t pkts;			/* packets in this host */
+	u32 limit;			/* the most the QP may have here */
+	unsigned long waiting;		/* bit 0: the QP waits for room */
+	spinlock_t lock;		/* rqp */
+	struct roce_qp *rqp;		/* NULL once destroy has begun */
+};
+
+/* The packets a QP not paced may keep in this host. */
+#define ROCE_TXQ_MAX		64
+/* A paced QP keeps this much of its rate here. */
+#define ROCE_TXQ_PACED_NS	NSEC_PER_MSEC
+/* IPv6, UDP, BTH and extension headers, ICRC: more than any packet's */
+#define ROCE_TXQ_HDR_BYTES	128
+
+int roce_txq_init(struct roce_qp *rqp)
+{
+	struct roce_txq *txq = kzalloc(sizeof(*txq), GFP_KERNEL);
+
+	if (!txq)
+		return -ENOMEM;
+	refcount_set(&txq->ref, 1);
+	txq->limit = ROCE_TXQ_MAX;
+	spin_lock_init(&txq->lock);
+	txq->rqp = rqp;
+	rqp->txq = txq;
+	return 0;
+}
+
+static void roce_txq_put(struct roce_txq *txq)
+{
+	if (refcount_dec_and_test(&txq->ref))
+		kfree(txq);
+}
+
+/*
+ * Destroy: no packet's destructor touches the QP after this. Called
+ * before the pace timer is cancelled, which one may have just started.
+ */
+void roce_txq_detach(struct roce_qp *rqp)
+{
+	struct roce_txq *txq = rqp->txq;
+	unsigned long flags;
+
+	spin_lock_irqsave(&txq->lock, flags);
+	txq->rqp = NULL;
+	spin_unlock_irqrestore(&txq->lock, flags);
+}
+
+void roce_txq_fini(struct roce_qp *rqp)
+{
+	roce_txq_put(rqp->txq);
+	rqp->txq = NULL;
+}
+
+/* The QP waits for room and half its packets have left: run it. */
+static void roce_txq_wake(struct roce_txq *txq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&txq->lock, flags);
+	if (txq->rqp)
+		hrtimer_start(&txq->rqp->cc.pace_timer, 0,
+			      HRTIMER_MODE_REL_SOFT);
+	spin_unlock_irqrestore(&txq->lock, flags);
+}
+
+/* Any context the network stack frees an skb in. */
+static void roce_txq_skb_done(struct sk_buff *skb)
+{
+	struct roce_txq *txq = skb_shinfo(skb)->destructor_arg;
+	int left = atomic_dec_return(&txq->pkts);
+
+	/* pairs with roce_txq_room(): the count fell, or the bit is seen */
+	if (left <= READ_ONCE(txq->limit) / 2 &&
+	    test_and_clear_bit(0, &txq->waiting))
+		roce_txq_wake(txq);
+	roce_txq_put(txq);
+}
+
+/*
+ * Count @skb, about to be handed to IP, as the QP's until the stack
+ * frees it. The skb has no socket: its destructor is ours alone.
+ */
+void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb)
+{
+	struct roce_txq *txq = rqp->txq;
+
+	refcount_inc(&txq->ref);
+	atomic_inc(&txq->pkts);
+	skb_shinfo(skb)->destructor_arg = txq;
+	skb->destructor = roce_txq_skb_done;
+}
+
+/* A packet of the QP's path MTU, IP header to ICRC, at most. */
+static u32 roce_txq_pkt_bytes(struct roce_qp *rqp)
+{
+	return roce_mtu(rqp->qp) + ROCE_TXQ_HDR_BYTES;
+}
+
+/*
+ * May the QP add a packet to those in this host? If not, the destructor
+ * of the packet that leaves half the limit behind runs the requester and
+ * the READ responder again. Lock held.
+ */
+bool roce_txq_room(struct roce_qp *rqp)
+{
+	struct roce_txq *txq = rqp->txq;
+	u32 limit = ROCE_TXQ_MAX;
+
+	if (rqp->cc.limited) {
+		/* kbit/s x ns / 8e6 = bytes */
+		limit = div_u64((u64)rqp->cc.dcqcn.rc * ROCE_TXQ_PACED_NS,
+				8000000ULL * roce_txq_pkt_bytes(rqp));
+		limit = clamp(limit, 2U, (u32)ROCE_TXQ_MAX);
+	}
+	WRITE_ONCE(txq->limit, limit);
+	if (atomic_read(&txq->pkts) < limit)
+		return true;
+	set_bit(0, &txq->waiting);
+	/* pairs with roce_txq_skb_done(): see its decrement, or it our bit */
+	smp_mb__after_atomic();
+	if (atomic_read(&txq->pkts) < limit)
+		return true;
+	roce_count(qp_dev(rqp->qp), ROCE_CNT_TX_QUEUE_FULL);
+	return false;
+}
