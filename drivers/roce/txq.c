@@ -10,7 +10,7 @@
  * rate there (TCP small queues), gives way to it. So a QP keeps at most
  * ROCE_TXQ_MAX packets here, and when congestion control paces it, a
  * millisecond of its rate (at least two packets): a local bottleneck
- * then costs it what it costs TCP, and marks reach both.
+ * then holds it back as it holds TCP back.
  *
  * Each packet's skb carries a counted reference to the QP's roce_txq in
  * skb_shinfo()->destructor_arg; its destructor, run when the device is
