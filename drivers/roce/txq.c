@@ -34,8 +34,10 @@ struct roce_txq {
 	struct roce_qp *rqp;		/* NULL once destroy has begun */
 };
 
-/* The packets a QP not paced may keep in this host. */
+/* The packets a QP not paced may keep in this host... */
 #define ROCE_TXQ_MAX		64
+/* ...and the fewest a paced one may */
+#define ROCE_TXQ_MIN		2
 /* A paced QP keeps this much of its rate here. */
 #define ROCE_TXQ_PACED_NS	NSEC_PER_MSEC
 /* IPv6, UDP, BTH and extension headers, ICRC: more than any packet's */
@@ -134,17 +136,22 @@ static u32 roce_txq_pkt_bytes(struct roce_qp *rqp)
 bool roce_txq_room(struct roce_qp *rqp)
 {
 	struct roce_txq *txq = rqp->txq;
+	int pkts = atomic_read(&txq->pkts);
 	u32 limit = ROCE_TXQ_MAX;
 
+	/* the common case, with no division: below any QP's limit */
+	if (pkts < ROCE_TXQ_MIN)
+		return true;
 	if (rqp->cc.limited) {
 		/* kbit/s x ns / 8e6 = bytes */
 		limit = div_u64((u64)rqp->cc.dcqcn.rc * ROCE_TXQ_PACED_NS,
 				8000000ULL * roce_txq_pkt_bytes(rqp));
-		limit = clamp(limit, 2U, (u32)ROCE_TXQ_MAX);
+		limit = clamp_t(u32, limit, ROCE_TXQ_MIN, ROCE_TXQ_MAX);
 	}
-	WRITE_ONCE(txq->limit, limit);
-	if (atomic_read(&txq->pkts) < limit)
+	if (pkts < limit)
 		return true;
+	/* the destructors' wake threshold: only read while we wait */
+	WRITE_ONCE(txq->limit, limit);
 	set_bit(0, &txq->waiting);
 	/* pairs with roce_txq_skb_done(): see its decrement, or it our bit */
 	smp_mb__after_atomic();
