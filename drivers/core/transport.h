@@ -603,6 +603,43 @@ int srdma_swqe_read(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
 		    void *buf, u32 len);
 
 /**
+ * typedef srdma_lend_fn - takes one piece of memory lent by srdma_swqe_lend()
+ * @arg: the caller's
+ * @page: the page that holds it, pinned by its MR
+ * @off: where in @page it starts
+ * @len: its bytes, within @page
+ *
+ * Called with locks held: take a reference on @page to keep it past the
+ * call, and nothing that sleeps.
+ *
+ * Return: 0, or an error that stops srdma_swqe_lend() (-EOPNOTSUPP: the
+ * caller copies instead).
+ */
+typedef int (*srdma_lend_fn)(void *arg, struct page *page, u32 off, u32 len);
+
+/**
+ * srdma_swqe_lend() - lend the pages of part of a send WQE's payload
+ * @qp: the QP of @w
+ * @w: the WQE
+ * @off: the first byte, counted over the whole payload
+ * @len: bytes
+ * @lend: called for each piece, in order
+ * @arg: for @lend
+ *
+ * srdma_swqe_read() without the copy, for a transport that sends the
+ * pages themselves: the same checks of @w's state and each lkey. Only
+ * user MRs' pages can be lent; a payload elsewhere (inline, the DMA MR,
+ * fast-registered kernel pages) returns -EOPNOTSUPP, as may @lend, and
+ * the caller copies it with srdma_swqe_read() instead. A page the caller
+ * keeps outlives later invalidations of its key: it may only be read, and
+ * only to send what @w asked to send, before @w completes.
+ *
+ * Return: 0, -EOPNOTSUPP, or srdma_swqe_read()'s errors.
+ */
+int srdma_swqe_lend(struct srdma_qp *qp, const struct srdma_swqe *w, u32 off,
+		    u32 len, srdma_lend_fn lend, void *arg);
+
+/**
  * srdma_swqe_place() - write a READ response into a send WQE's buffers
  * @qp: the QP of @w
  * @w: the WQE the response answers
