@@ -39,7 +39,7 @@ iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
 iwarp_setup_refused iwarp_backlog_refused iwarp_accept_paused
 iwarp_tx_spliced_bytes iwarp_tx_copied_bytes
 cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc ack_sent rx_paged
-tx_queue_full"
+tx_queue_full tx_paged"
 
 # every documented counter is there, in sysfs and in rdma statistic
 counters_listed() { # DEV

@@ -146,6 +146,92 @@ struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 }
 ALLOW_ERROR_INJECTION(roce_alloc_skb, NULL);
 
+/* Append @len bytes at @off in @page to @skb's fragments, referenced. */
+static int roce_skb_add_page(struct sk_buff *skb, struct page *page, u32 off,
+			     u32 len)
+{
+	int i = skb_shinfo(skb)->nr_frags;
+
+	if (i && skb_can_coalesce(skb, i, page, off)) {
+		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], len);
+	} else {
+		if (i >= MAX_SKB_FRAGS)
+			return -EOPNOTSUPP;
+		get_page(page);
+		skb_fill_page_desc_noacc(skb, i, page, off, len);
+	}
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return 0;
+}
+
+/* srdma_lend_fn: one piece of the payload, leaving a fragment for the tail */
+static int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len)
+{
+	struct sk_buff *skb = arg;
+	int i = skb_shinfo(skb)->nr_frags;
+
+	if (i >= MAX_SKB_FRAGS - 1 && !skb_can_coalesce(skb, i, page, off))
+		return -EOPNOTSUPP;
+	return roce_skb_add_page(skb, page, off, len);
+}
+
+/**
+ * roce_alloc_skb_lent() - an skb for one packet whose payload is lent
+ * @qp: the QP it goes out on
+ * @av: its path
+ * @w: the send WQE whose payload it carries
+ * @hdr_len: the IB headers from the BTH on, put at skb->data
+ * @off: the payload's first byte in @w
+ * @paylen: its bytes
+ *
+ * The payload goes in as references to the pinned user pages it lies in
+ * (srdma_swqe_lend()), not copied: a device with scatter-gather reads it
+ * from there. Its pad and the ICRC follow in a fragment of their own.
+ * The stack is told the fragments are shared (SKBFL_SHARED_FRAG): what
+ * would write into a packet copies them first.
+ *
+ * Return: the skb; ERR_PTR(-EOPNOTSUPP) when the payload cannot be lent
+ * (the caller copies it), -ENOMEM, or srdma_swqe_read()'s errors.
+ */
+struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
+				    const struct srdma_av *av,
+				    const struct srdma_swqe *w, u32 hdr_len,
+				    u32 off, u32 paylen)
+{
+	u32 tail_len = ((-paylen) & 3) + ROCE_ICRC_BYTES;
+	struct sk_buff *skb = roce_alloc_skb(qp, av, hdr_len, 0);
+	struct page *page;
+	void *tail;
+	int err;
+
+	if (!skb)
+		return ERR_PTR(-ENOMEM);
+	/* the head holds the headers only: the ICRC goes after the payload */
+	__skb_trim(skb, hdr_len);
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	err = srdma_swqe_lend(qp, w, off, paylen, roce_lend_piece, skb);
+	if (err)
+		goto free;
+	tail = netdev_alloc_frag(tail_len);
+	if (!tail) {
+		err = -ENOMEM;
+		goto free;
+	}
+	memset(tail, 0, tail_len);
+	page = virt_to_head_page(tail);
+	/* the fragment takes its own reference; drop the allocation's */
+	err = roce_skb_add_page(skb, page, tail - page_address(page), tail_len);
+	put_page(page);
+	if (err)
+		goto free;
+	return skb;
+free:
+	kfree_skb(skb);
+	return ERR_PTR(err);
+}
+
 static struct dst_entry *roce_route4(struct srdma_qp *qp,
 				     const struct srdma_av *av,
 				     struct dst_cache *cache)
@@ -301,8 +387,24 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	}
 
-	icrc = roce_icrc(skb_network_header(skb), ipv6, ib, ib_len);
-	put_unaligned_le32(icrc, ib + ib_len);
+	if (!skb_is_nonlinear(skb)) {
+		icrc = roce_icrc(skb_network_header(skb), ipv6, ib, ib_len);
+		put_unaligned_le32(icrc, ib + ib_len);
+	} else {
+		/* roce_alloc_skb_lent(): the last fragment ends in the ICRC */
+		struct skb_shared_info *sh = skb_shinfo(skb);
+		skb_frag_t *tail = &sh->frags[sh->nr_frags - 1];
+		u32 at = (u8 *)ib - skb->data + sizeof(struct roce_bth);
+
+		icrc = roce_icrc_head(skb_network_header(skb), ipv6, ib);
+		roce_skb_walk(skb, at, ib_len - sizeof(struct roce_bth),
+			      roce_icrc_piece, &icrc);
+		put_unaligned_le32(~icrc, skb_frag_address(tail) +
+				   skb_frag_size(tail) - ROCE_ICRC_BYTES);
+	}
+	/* roce_send_psn() lends pages only to a route that takes them */
+	if (READ_ONCE(rqp->route_sg) != !!(dst->dev->features & NETIF_F_SG))
+		WRITE_ONCE(rqp->route_sg, !!(dst->dev->features & NETIF_F_SG));
 	trace_srdma_roce_tx(&qp->ibqp, ib, ib_len + ROCE_ICRC_BYTES);
 	srdma_count_pkt(qp, true, ib_len + ROCE_ICRC_BYTES);
 

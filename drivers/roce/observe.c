@@ -43,6 +43,7 @@ const char *const roce_counter_names[ROCE_CNT_MAX] = {
 	[ROCE_CNT_ACK_SENT] = "ack_sent",
 	[ROCE_CNT_RX_PAGED] = "rx_paged",
 	[ROCE_CNT_TX_QUEUE_FULL] = "tx_queue_full",
+	[ROCE_CNT_TX_PAGED] = "tx_paged",
 };
 
 /* The requester goes back to una_psn (req.c, roce_req_rewind). */

@@ -107,6 +107,57 @@ void roce_fill_bth(struct roce_bth *bth, u8 opcode, u32 paylen, u32 dqpn,
 }
 
 /*
+ * Payloads from this size on are sent from the user's pages rather than
+ * copied: below it a copy costs less than the page references and the
+ * fragment for the ICRC.
+ */
+#define ROCE_LEND_MIN 1024
+
+/*
+ * Whether a packet of @w may carry its payload by page reference
+ * (roce_alloc_skb_lent()). Only on RC: its WQE completes once the
+ * responder has acknowledged every packet, so the network is done with
+ * the pages before the consumer has its buffer back (unreliable services
+ * complete as they send). Only a user QP's memory is lent: kernel
+ * consumers post kernel memory, not user MRs. Only through a device that
+ * takes page fragments: the stack would copy the fragments anyway, into
+ * a new head.
+ */
+static bool roce_req_lends(struct roce_qp *rqp, const struct srdma_swqe *w,
+			   u32 paylen)
+{
+	const struct ib_qp *ibqp = &rqp->qp->ibqp;
+
+	return paylen >= ROCE_LEND_MIN && ibqp->qp_type == IB_QPT_RC &&
+	       ibqp->uobject && !w->inlined && READ_ONCE(rqp->route_sg);
+}
+
+/*
+ * The skb for one packet of @w: its payload lent where it may be, else
+ * room left for a copy. An ERR_PTR: -ENOMEM, or a key check's error.
+ */
+static struct sk_buff *roce_req_alloc_skb(struct roce_qp *rqp,
+					  const struct srdma_swqe *w,
+					  const struct srdma_av *av,
+					  u32 hdr_len, u32 off, u32 paylen)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct sk_buff *skb;
+
+	if (roce_req_lends(rqp, w, paylen)) {
+		skb = roce_alloc_skb_lent(qp, av, w, hdr_len, off, paylen);
+		if (!IS_ERR(skb)) {
+			roce_count(qp_dev(qp), ROCE_CNT_TX_PAGED);
+			return skb;
+		}
+		if (PTR_ERR(skb) != -EOPNOTSUPP)
+			return skb;
+	}
+	skb = roce_alloc_skb(qp, av, hdr_len, paylen);
+	return skb ?: ERR_PTR(-ENOMEM);
+}
+
+/*
  * Build and send @w's packet @psn (its next one, or an earlier one sent
  * again); ROCE_FILL_ACKREQ in @flags forces an ACK request. Returns 0,
  * -ENOMEM when no packet could be allocated (nothing was sent; a later
@@ -150,9 +201,13 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		bth_flags |= ROCE_FILL_ACKREQ;
 	if (last && (w->wr.send_flags & IB_SEND_SOLICITED))
 		bth_flags |= ROCE_FILL_SE;
-	skb = roce_alloc_skb(qp, av, hdr_len, paylen);
-	if (!skb)
-		return -ENOMEM;
+	skb = roce_req_alloc_skb(rqp, w, av, hdr_len, off, paylen);
+	if (IS_ERR(skb)) {
+		if (PTR_ERR(skb) == -ENOMEM)
+			return -ENOMEM;
+		*status = srdma_sge_err_status(PTR_ERR(skb));
+		return -EIO;
+	}
 	roce_fill_bth((void *)skb->data, op | roce_service(qp), paylen,
 		      ud ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qpn, psn,
 		      bth_flags);
@@ -196,7 +251,7 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		((struct roce_ieth *)h)->rkey = htonl(w->wr.ex.invalidate_rkey);
 		h += sizeof(struct roce_ieth);
 	}
-	if (paylen) {
+	if (paylen && !skb_is_nonlinear(skb)) {
 		int err = srdma_swqe_read(qp, w, off, h, paylen);
 
 		if (err) {

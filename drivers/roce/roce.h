@@ -59,6 +59,7 @@ enum roce_counter {
 	ROCE_CNT_ACK_SENT,		/* plain ACKs, one per receive batch */
 	ROCE_CNT_RX_PAGED,		/* payloads read in place from pages */
 	ROCE_CNT_TX_QUEUE_FULL,		/* waits for packets to leave the host */
+	ROCE_CNT_TX_PAGED,		/* payloads sent from the user's pages */
 	ROCE_CNT_MAX,
 };
 
@@ -243,6 +244,7 @@ struct roce_qp {
 	struct roce_txq *txq;		/* packets still in this host */
 	struct dst_cache dst_cache;
 	struct srdma_av route_av;	/* the path dst_cache is for */
+	bool route_sg;			/* its device takes page fragments */
 	u16 src_port;
 	bool dead;			/* destroy started: send nothing */
 	bool resetting;			/* to RESET: the SQ is not ours now */
@@ -382,6 +384,10 @@ void roce_crc32_exit(void);
 /* net.c APIs: */
 struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 			       u32 hdr_len, u32 paylen);
+struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
+				    const struct srdma_av *av,
+				    const struct srdma_swqe *w, u32 hdr_len,
+				    u32 off, u32 paylen);
 int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb);
 bool roce_icrc_ok(struct roce_pkt *pkt);

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: shared
+# timeout: 900
+# RC payloads sent from the user's pages (sroce's zero-copy transmit) on
+# one device talking to itself: its packets go through lo, which takes
+# page fragments. Every byte of verified transfers must arrive, also
+# through a lossy, duplicating, corrupting lo (the requester regenerates
+# what it resends from the pages again); UC and UD, which complete as
+# they send, must copy; processes killed while their packets wait in a
+# queue must leave nothing behind (the packets hold the pages, not the
+# MRs, which go with the processes).
+set -u
+# shellcheck source=selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=selftests/rdma_lib.sh
+. "$(dirname "$0")/rdma_lib.sh"
+
+tap_require_root
+tap_require_cmd rdma tc ibv_uc_pingpong ibv_ud_pingpong ib_write_bw
+require_test_netdev
+xfer=${SRDMA_SELFTEST_BIN:-$REPO/build/selftests}/rc_xfer
+[ -x "$xfer" ] || tap_skip_all "rc_xfer not built (make -C selftests)"
+ip4=$(netdev_ip4 "$NETDEV")
+[ -n "$ip4" ] || tap_skip_all "$NETDEV needs an IPv4 address"
+modprobe sch_netem 2> /dev/null
+
+tap_cleanup() {
+	tc qdisc del dev lo root 2> /dev/null
+	srdma_cleanup sroce0
+}
+
+paged() { hw_counter sroce0 tx_paged; }
+paged_since() { [ "$(paged)" -gt "$1" ]; }
+
+# ROUNDS BYTES [-r]: rc_xfer's verified WRITE + SEND (and READ) rounds
+xfer() {
+	pair timeout 300 "$xfer" -s "$ip4" -n "$1" -z "$2" -- \
+		timeout 300 "$xfer" -c "$ip4" -n "$1" -z "$2" "${@:3}"
+}
+
+# The payloads of a verified transfer went out from the user's pages.
+xfer_paged() { # ROUNDS BYTES [-r]
+	local p0
+	p0=$(paged) || return 1
+	xfer "$@" || return 1
+	echo "tx_paged: $p0 -> $(paged)"
+	[ "$(paged)" -gt "$p0" ]
+}
+
+# UC and UD complete a WQE as its packets are handed to IP: they copy.
+copied() { # uc|ud SIZE
+	local p0
+	p0=$(paged) || return 1
+	pair timeout 60 "ibv_$1_pingpong" -d sroce0 -g "$g4" -s "$2" -n 100 -c -- \
+		timeout 60 "ibv_$1_pingpong" -d sroce0 -g "$g4" -s "$2" -n 100 -c "$ip4" ||
+		return 1
+	echo "tx_paged: $p0 -> $(paged)"
+	[ "$(paged)" -eq "$p0" ]
+}
+
+# NETEM...: RoCE on lo through netem, but rdma_cm's MADs (BTH destination
+# QP 1) and everything else on lo straight through.
+roce_netem() {
+	tc qdisc del dev lo root 2> /dev/null
+	tc qdisc add dev lo root handle 1: prio bands 3 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+		tc qdisc add dev lo parent 1:2 handle 20: netem "$@" &&
+		tc filter add dev lo parent 1: prio 1 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u32 0x00000001 0x00ffffff at 32 flowid 1:1 &&
+		tc filter add dev lo parent 1: prio 2 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			flowid 1:2
+}
+lossy() { roce_netem delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
+
+through_loss() {
+	local r0
+	r0=$(hw_counter sroce0 retransmits) || return 1
+	xfer_paged 16 1048576 && xfer_paged 16 65536 -r || return 1
+	tc -s qdisc show dev lo
+	echo "retransmits: $r0 -> $(hw_counter sroce0 retransmits)"
+	[ "$(hw_counter sroce0 retransmits)" -gt "$r0" ]
+}
+
+# Packets held in netem's queue on lo.
+queued() {
+	tc -s qdisc show dev lo |
+		awk '/^qdisc netem/ { n = 1 } n && /backlog/ { sub("p", "", $3); print $3; exit }'
+}
+queued_least() { [ "$(queued)" -ge "$1" ]; }
+
+# A 64 KiB WRITE stream whose packets wait 5 s in lo's queue, both ends
+# killed: their exit destroys the QPs and deregisters the MRs while the
+# packets still hold the pages they lend; then the queue is dropped.
+killed() {
+	local spid cpid n
+	roce_netem delay 5s limit 10000 || return 1
+	# -u 22: a 17 s transport timeout outlasts the queue's round trip
+	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 22 -s 65536 -D 30 &
+	spid=$!
+	wait_for 30 server_listening || return 1
+	sleep 1
+	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 22 -s 65536 -D 30 "$ip4" &
+	cpid=$!
+	wait_for 30 queued_least 32 || { echo "nothing queued"; return 1; }
+	pkill -9 -x ib_write_bw
+	wait "$spid" "$cpid"
+	wait_for 10 res_clean sroce0 || return 1
+	n=$(queued)
+	echo "tx_paged $(paged); $n packets still queued, their MRs gone"
+	tc qdisc del dev lo root || return 1
+	[ "$n" -gt 0 ]
+}
+
+STEP_TIMEOUT=400
+tap_plan 9
+t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
+g4=$(gid_index sroce0 "::ffff:$ip4")
+t "16 x 1 MiB WRITE + SEND, checked, sent from the user's pages" xfer_paged 16 1048576
+t "UC copies its payloads (it completes as it sends)" copied uc 4096
+t "UD copies its payloads (it completes as it sends)" copied ud 1024
+t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on lo" lossy
+STEP_TIMEOUT=800
+t "1 MiB WRITE + SEND and 64 KiB WRITE/READ/SEND rounds, checked, through the loss" through_loss
+STEP_TIMEOUT=200
+t "processes killed, MRs gone, while their lent packets wait in a queue" killed
+t "nothing left on sroce0 (rdma res)" wait_for 20 res_clean sroce0
+t "4 x 1 MiB verified rounds afterwards" xfer 4 1048576
