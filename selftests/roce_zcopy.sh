@@ -78,7 +78,7 @@ lossy() { roce_netem delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
 through_loss() {
 	local r0
 	r0=$(hw_counter sroce0 retransmits) || return 1
-	xfer_paged 16 1048576 && xfer_paged 16 65536 -r || return 1
+	xfer_paged 8 1048576 && xfer_paged 16 65536 -r || return 1
 	tc -s qdisc show dev lo
 	echo "retransmits: $r0 -> $(hw_counter sroce0 retransmits)"
 	[ "$(hw_counter sroce0 retransmits)" -gt "$r0" ]
@@ -118,7 +118,7 @@ STEP_TIMEOUT=400
 tap_plan 9
 t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
 g4=$(gid_index sroce0 "::ffff:$ip4")
-t "16 x 1 MiB WRITE + SEND, checked, sent from the user's pages" xfer_paged 16 1048576
+t "8 x 1 MiB WRITE + SEND, checked, sent from the user's pages" xfer_paged 8 1048576
 t "UC copies its payloads (it completes as it sends)" copied uc 4096
 t "UD copies its payloads (it completes as it sends)" copied ud 1024
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on lo" lossy
