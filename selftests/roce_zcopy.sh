@@ -91,18 +91,19 @@ queued() {
 }
 queued_least() { [ "$(queued)" -ge "$1" ]; }
 
-# A 64 KiB WRITE stream whose packets wait 5 s in lo's queue, both ends
-# killed: their exit destroys the QPs and deregisters the MRs while the
-# packets still hold the pages they lend; then the queue is dropped.
+# A 64 KiB WRITE stream whose packets wait 5 s (times TIMEOUT_SCALE: a
+# debug kernel tears down slowly) in lo's queue, both ends killed: their
+# exit destroys the QPs and deregisters the MRs while the packets still
+# hold the pages they lend; then the queue is dropped.
 killed() {
 	local spid cpid n
-	roce_netem delay 5s limit 10000 || return 1
-	# -u 22: a 17 s transport timeout outlasts the queue's round trip
-	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 22 -s 65536 -D 30 &
+	roce_netem delay "$((5 * TIMEOUT_SCALE))s" limit 10000 || return 1
+	# -u 24: a 68 s transport timeout outlasts the queue's round trip
+	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 24 -s 65536 -D 30 &
 	spid=$!
 	wait_for 30 server_listening || return 1
 	sleep 1
-	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 22 -s 65536 -D 30 "$ip4" &
+	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 24 -s 65536 -D 30 "$ip4" &
 	cpid=$!
 	wait_for 30 queued_least 32 || { echo "nothing queued"; return 1; }
 	pkill -9 -x ib_write_bw
