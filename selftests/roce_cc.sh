@@ -28,6 +28,7 @@
 # TCP asks for ECN, so both flows hear the same marks; 2: Linux's default),
 # ROCE_CC_MIN_RATIO/MAX_RATIO (0.5/2), ROCE_CC_MIN_TOTAL (0.8 x TCP alone),
 # ROCE_CC_MAX_RESENT (0.01), ROCE_CC_PERF_NICE (perftest's, 19),
+# ROCE_CC_PERF_EVENTS (1: perftest sleeps on completion events, -e),
 # ROCE_CC_XFER_ROUNDS (16 x 1 MiB), ROCE_CC_VERB
 # (write; read: the stream is ib_read_bw, host2 reading from host1, so
 # that host1's READ responses cross the bottleneck and the responder's
@@ -65,6 +66,7 @@ MAX_RESENT=${ROCE_CC_MAX_RESENT:-0.01}
 XFER_ROUNDS=${ROCE_CC_XFER_ROUNDS:-16}
 VERB=${ROCE_CC_VERB:-write}
 PERF_NICE=${ROCE_CC_PERF_NICE:-19}
+PERF_EVENTS=${ROCE_CC_PERF_EVENTS:-0}
 ROCE_CC_PARAMS=${ROCE_CC_PARAMS:-}
 [[ "$RATE" =~ ^[1-9][0-9]*$ ]] || tap_skip_all "ROCE_CC_RATE=$RATE: Mbit/s wanted"
 [[ "$PERF_NICE" =~ ^-?[0-9]+$ ]] || tap_skip_all "ROCE_CC_PERF_NICE=$PERF_NICE: a nice value"
@@ -255,7 +257,10 @@ iperf_listening() { ss -ltn 2> /dev/null | grep -q ':5201 '; }
 # stands with the sender below the limit and every flow is marked for
 # it. At nice 19 (ROCE_CC_PERF_NICE) it spins on what is left, as a
 # poller on a core of its own would.
-perf_args() { echo -d dev0 -x "$g4" -F -s 65536 -D "$SECS"; }
+perf_args() {
+	echo -d dev0 -x "$g4" -F -s 65536 -D "$SECS"
+	[ "$PERF_EVENTS" = 0 ] || echo -e
+}
 
 # One phase on this host; its files in DIR/host$me. host2 starts its
 # servers and its sampler, then both pass a barrier, then host1 starts
