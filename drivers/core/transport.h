@@ -631,8 +631,10 @@ typedef int (*srdma_lend_fn)(void *arg, struct page *page, u32 off, u32 len);
  * user MRs' pages can be lent; a payload elsewhere (inline, the DMA MR,
  * fast-registered kernel pages) returns -EOPNOTSUPP, as may @lend, and
  * the caller copies it with srdma_swqe_read() instead. A page the caller
- * keeps outlives later invalidations of its key: it may only be read, and
- * only to send what @w asked to send, before @w completes.
+ * keeps outlives later invalidations of its key and @w's completion,
+ * which do not wait for it: lend only for a send that leaves the host
+ * before @w can complete normally (an RC packet's first transmission,
+ * which the ACK completing @w covers), and only read the page.
  *
  * Return: 0, -EOPNOTSUPP, or srdma_swqe_read()'s errors.
  */

@@ -146,35 +146,33 @@ struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 }
 ALLOW_ERROR_INJECTION(roce_alloc_skb, NULL);
 
-/* Append @len bytes at @off in @page to @skb's fragments, referenced. */
-static int roce_skb_add_page(struct sk_buff *skb, struct page *page, u32 off,
-			     u32 len)
+/* @len more bytes in @skb's fragments */
+static void roce_skb_grow(struct sk_buff *skb, u32 len)
 {
-	int i = skb_shinfo(skb)->nr_frags;
-
-	if (i && skb_can_coalesce(skb, i, page, off)) {
-		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], len);
-	} else {
-		if (i >= MAX_SKB_FRAGS)
-			return -EOPNOTSUPP;
-		get_page(page);
-		skb_fill_page_desc_noacc(skb, i, page, off, len);
-	}
 	skb->len += len;
 	skb->data_len += len;
 	skb->truesize += len;
-	return 0;
 }
 
-/* srdma_lend_fn: one piece of the payload, leaving a fragment for the tail */
+/*
+ * srdma_lend_fn: one piece of the payload into @arg's fragments, with a
+ * reference on its page, leaving a fragment free for the pad and ICRC.
+ */
 static int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len)
 {
 	struct sk_buff *skb = arg;
 	int i = skb_shinfo(skb)->nr_frags;
 
-	if (i >= MAX_SKB_FRAGS - 1 && !skb_can_coalesce(skb, i, page, off))
-		return -EOPNOTSUPP;
-	return roce_skb_add_page(skb, page, off, len);
+	if (i && skb_can_coalesce(skb, i, page, off)) {
+		skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], len);
+	} else {
+		if (i >= MAX_SKB_FRAGS - 1)
+			return -EOPNOTSUPP;
+		get_page(page);
+		skb_fill_page_desc_noacc(skb, i, page, off, len);
+	}
+	roce_skb_grow(skb, len);
+	return 0;
 }
 
 /**
@@ -221,14 +219,16 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 	}
 	memset(tail, 0, tail_len);
 	page = virt_to_head_page(tail);
-	/* the fragment takes its own reference; drop the allocation's */
-	err = roce_skb_add_page(skb, page, tail - page_address(page), tail_len);
-	put_page(page);
-	if (err)
-		goto free;
+	/* roce_lend_piece() left this slot; it takes the allocation's reference */
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   tail - page_address(page), tail_len);
+	roce_skb_grow(skb, tail_len);
 	return skb;
 free:
-	kfree_skb(skb);
+	if (err == -EOPNOTSUPP)
+		consume_skb(skb);	/* not a drop: the caller copies */
+	else
+		kfree_skb(skb);
 	return ERR_PTR(err);
 }
 
@@ -391,16 +391,17 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		icrc = roce_icrc(skb_network_header(skb), ipv6, ib, ib_len);
 		put_unaligned_le32(icrc, ib + ib_len);
 	} else {
-		/* roce_alloc_skb_lent(): the last fragment ends in the ICRC */
-		struct skb_shared_info *sh = skb_shinfo(skb);
-		skb_frag_t *tail = &sh->frags[sh->nr_frags - 1];
+		/* roce_alloc_skb_lent(): the ICRC is in our own last fragment */
 		u32 at = (u8 *)ib - skb->data + sizeof(struct roce_bth);
+		__le32 le;
 
 		icrc = roce_icrc_head(skb_network_header(skb), ipv6, ib);
-		roce_skb_walk(skb, at, ib_len - sizeof(struct roce_bth),
-			      roce_icrc_piece, &icrc);
-		put_unaligned_le32(~icrc, skb_frag_address(tail) +
-				   skb_frag_size(tail) - ROCE_ICRC_BYTES);
+		WARN_ON_ONCE(roce_skb_walk(skb, at,
+					   ib_len - sizeof(struct roce_bth),
+					   roce_icrc_piece, &icrc));
+		le = cpu_to_le32(~icrc);
+		WARN_ON_ONCE(skb_store_bits(skb, skb->len - ROCE_ICRC_BYTES,
+					    &le, sizeof(le)));
 	}
 	/* roce_send_psn() lends pages only to a route that takes them */
 	if (READ_ONCE(rqp->route_sg) != !!(dst->dev->features & NETIF_F_SG))

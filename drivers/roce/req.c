@@ -114,22 +114,24 @@ void roce_fill_bth(struct roce_bth *bth, u8 opcode, u32 paylen, u32 dqpn,
 #define ROCE_LEND_MIN 1024
 
 /*
- * Whether a packet of @w may carry its payload by page reference
- * (roce_alloc_skb_lent()). Only on RC: its WQE completes once the
- * responder has acknowledged every packet, so the network is done with
- * the pages before the consumer has its buffer back (unreliable services
- * complete as they send). Only a user QP's memory is lent: kernel
- * consumers post kernel memory, not user MRs. Only through a device that
- * takes page fragments: the stack would copy the fragments anyway, into
- * a new head.
+ * Whether packet @psn of @w may carry its payload by page reference
+ * (roce_alloc_skb_lent()). Only on RC, and only the first time @psn is
+ * sent: an ACK that covers it means that transmission has left the host,
+ * so the network is done with the pages before the WQE completes and the
+ * consumer has its buffer back (unreliable services complete as they
+ * send; a resent packet may still be queued when the ACK of an earlier
+ * copy comes). Only a user QP's memory is lent: kernel consumers post
+ * kernel memory, not user MRs. Only through a device that takes page
+ * fragments: the stack would copy the fragments anyway, into a new head.
  */
 static bool roce_req_lends(struct roce_qp *rqp, const struct srdma_swqe *w,
-			   u32 paylen)
+			   u32 psn, u32 paylen)
 {
 	const struct ib_qp *ibqp = &rqp->qp->ibqp;
 
 	return paylen >= ROCE_LEND_MIN && ibqp->qp_type == IB_QPT_RC &&
-	       ibqp->uobject && !w->inlined && READ_ONCE(rqp->route_sg);
+	       !rdma_is_kernel_res(&ibqp->res) && !w->inlined &&
+	       psn_diff(psn, rqp->sent_psn) >= 0 && READ_ONCE(rqp->route_sg);
 }
 
 /*
@@ -138,13 +140,13 @@ static bool roce_req_lends(struct roce_qp *rqp, const struct srdma_swqe *w,
  */
 static struct sk_buff *roce_req_alloc_skb(struct roce_qp *rqp,
 					  const struct srdma_swqe *w,
-					  const struct srdma_av *av,
+					  const struct srdma_av *av, u32 psn,
 					  u32 hdr_len, u32 off, u32 paylen)
 {
 	struct srdma_qp *qp = rqp->qp;
 	struct sk_buff *skb;
 
-	if (roce_req_lends(rqp, w, paylen)) {
+	if (roce_req_lends(rqp, w, psn, paylen)) {
 		skb = roce_alloc_skb_lent(qp, av, w, hdr_len, off, paylen);
 		if (!IS_ERR(skb)) {
 			roce_count(qp_dev(qp), ROCE_CNT_TX_PAGED);
@@ -201,7 +203,7 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		bth_flags |= ROCE_FILL_ACKREQ;
 	if (last && (w->wr.send_flags & IB_SEND_SOLICITED))
 		bth_flags |= ROCE_FILL_SE;
-	skb = roce_req_alloc_skb(rqp, w, av, hdr_len, off, paylen);
+	skb = roce_req_alloc_skb(rqp, w, av, psn, hdr_len, off, paylen);
 	if (IS_ERR(skb)) {
 		if (PTR_ERR(skb) == -ENOMEM)
 			return -ENOMEM;
@@ -284,6 +286,8 @@ static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w,
 		w->sent = min(w->length, (psn_diff(psn, rw->first_psn) + 1) *
 					 roce_mtu(rqp->qp));
 	}
+	if (psn_diff(rqp->next_psn, rqp->sent_psn) > 0)
+		rqp->sent_psn = rqp->next_psn;
 	return 0;
 }
 
@@ -806,6 +810,7 @@ void roce_req_reset(struct roce_qp *rqp)
 	struct srdma_qp *qp = rqp->qp;
 
 	rqp->next_psn = qp->attr.sq_psn;
+	rqp->sent_psn = qp->attr.sq_psn;
 	rqp->una_psn = qp->attr.sq_psn;
 	rqp->retry_left = qp->attr.retry_cnt;
 	rqp->rnr_left = qp->attr.rnr_retry;

@@ -253,6 +253,7 @@ struct roce_qp {
 	u32 req_cur;			/* SQ counter being transmitted */
 	u32 req_ack;			/* oldest SQ counter not yet acked */
 	u32 next_psn;
+	u32 sent_psn;			/* past the newest PSN ever sent */
 	u32 una_psn;			/* oldest unacknowledged PSN */
 	u32 rd_inflight;		/* READ/ATOMIC requests outstanding */
 	u32 reread_psn;			/* last READ response asked for again */
