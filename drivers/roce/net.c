@@ -120,6 +120,24 @@ static int roce_icrc_piece(void *arg, u32 off, const void *buf, u32 n)
 	return 0;
 }
 
+/*
+ * The ICRC of a packet in pieces: the masked headers, then @ib_len - BTH
+ * bytes from the BTH at skb->data + @bth (which must be in the head)
+ * where they lie. Returns 0 and *@icrc, or roce_skb_walk()'s error.
+ */
+static int roce_icrc_skb(struct sk_buff *skb, bool ipv6, u32 bth, u32 ib_len,
+			 u32 *icrc)
+{
+	u32 crc = roce_icrc_head(skb_network_header(skb), ipv6,
+				 skb->data + bth);
+	int err = roce_skb_walk(skb, bth + sizeof(struct roce_bth),
+				ib_len - sizeof(struct roce_bth),
+				roce_icrc_piece, &crc);
+
+	*icrc = ~crc;
+	return err;
+}
+
 struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
 			       u32 hdr_len, u32 paylen)
 {
@@ -334,6 +352,7 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 				   ((struct roce_bth *)ib)->opcode);
 	struct dst_entry *dst;
 	struct udphdr *uh;
+	bool sg;
 	u32 icrc;
 
 	if (cache)
@@ -392,20 +411,18 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		put_unaligned_le32(icrc, ib + ib_len);
 	} else {
 		/* roce_alloc_skb_lent(): the ICRC is in our own last fragment */
-		u32 at = (u8 *)ib - skb->data + sizeof(struct roce_bth);
 		__le32 le;
 
-		icrc = roce_icrc_head(skb_network_header(skb), ipv6, ib);
-		WARN_ON_ONCE(roce_skb_walk(skb, at,
-					   ib_len - sizeof(struct roce_bth),
-					   roce_icrc_piece, &icrc));
-		le = cpu_to_le32(~icrc);
+		WARN_ON_ONCE(roce_icrc_skb(skb, ipv6, (u8 *)ib - skb->data,
+					   ib_len, &icrc));
+		le = cpu_to_le32(icrc);
 		WARN_ON_ONCE(skb_store_bits(skb, skb->len - ROCE_ICRC_BYTES,
 					    &le, sizeof(le)));
 	}
 	/* roce_send_psn() lends pages only to a route that takes them */
-	if (READ_ONCE(rqp->route_sg) != !!(dst->dev->features & NETIF_F_SG))
-		WRITE_ONCE(rqp->route_sg, !!(dst->dev->features & NETIF_F_SG));
+	sg = dst->dev->features & NETIF_F_SG;
+	if (READ_ONCE(rqp->route_sg) != sg)
+		WRITE_ONCE(rqp->route_sg, sg);
 	trace_srdma_roce_tx(&qp->ibqp, ib, ib_len + ROCE_ICRC_BYTES);
 	srdma_count_pkt(qp, true, ib_len + ROCE_ICRC_BYTES);
 
@@ -435,12 +452,9 @@ bool roce_icrc_ok(struct roce_pkt *pkt)
 	if (skb_headlen(skb) < sizeof(struct roce_bth) ||
 	    skb_copy_bits(skb, ib_len, &want, sizeof(want)))
 		return false;
-	crc = roce_icrc_head(skb_network_header(skb), pkt->ipv6, skb->data);
-	if (roce_skb_walk(skb, sizeof(struct roce_bth),
-			  ib_len - sizeof(struct roce_bth), roce_icrc_piece,
-			  &crc))
+	if (roce_icrc_skb(skb, pkt->ipv6, 0, ib_len, &crc))
 		return false;
-	return ~crc == le32_to_cpu(want);
+	return crc == le32_to_cpu(want);
 }
 
 /*
