@@ -42,7 +42,7 @@
 #define ROCE_CC_INC_PERIOD_US		20000
 #define ROCE_CC_BYTE_COUNTER_KIB	256
 #define ROCE_CC_FR_STEPS		5
-#define ROCE_CC_AI_KBPS			500
+#define ROCE_CC_AI_KBPS			2000
 #define ROCE_CC_HAI_KBPS		2000
 #define ROCE_CC_MIN_KBPS		10000
 #define ROCE_CC_MAX_MBPS		100000
@@ -73,6 +73,8 @@
  * packet at all, and a cut from such a window's rate is a collapse.
  */
 #define ROCE_CC_MEAS_NS			(8 * NSEC_PER_MSEC)
+/* Within this long of finding the host's queue full, a QP was held back. */
+#define ROCE_CC_QUEUE_HELD_NS		(2 * ROCE_CC_MEAS_NS)
 /* A window this long without a packet was idle time. */
 #define ROCE_CC_IDLE_NS			(10 * ROCE_CC_MEAS_NS)
 /*
@@ -523,8 +525,10 @@ bool roce_cc_tx_ok(struct roce_qp *rqp)
 	s64 want;
 	u64 ns;
 
-	if (!roce_txq_room(rqp))
+	if (!roce_txq_room(rqp)) {
+		cc->queue_full_ns = ktime_get_ns();
 		return false;
+	}
 	if (likely(!cc->limited))
 		return true;
 	if (!roce_cc_enabled(rqp->qp)) {
@@ -603,7 +607,10 @@ static bool roce_cc_cut_pending(struct roce_qp *rqp, u64 now)
  * the rate, at most once per rate_reduce_period_us and once per window
  * of packets (alpha still counts the CNPs that do not cut). A limit well
  * above what the QP measurably sends starts from what it sends, so a cut
- * is felt at once. Softirq.
+ * is felt at once; unless its packets lately waited for room in this
+ * host's queue: then the bottleneck held it back, the congestion this
+ * cut answers, not the application (TCP does not shrink its window for
+ * what TCP small queues hold back either). Softirq.
  */
 void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 {
@@ -635,7 +642,8 @@ void roce_cc_cnp_rcvd(struct srdma_qp *qp)
 		cc->tokens = ROCE_CC_BURST_MIN / 2;
 		cc->refill_ns = now;
 	} else if (cc->meas_kbps &&
-		   cc->meas_kbps < cc->dcqcn.rc - cc->dcqcn.rc / 8) {
+		   cc->meas_kbps < cc->dcqcn.rc - cc->dcqcn.rc / 8 &&
+		   now - cc->queue_full_ns > ROCE_CC_QUEUE_HELD_NS) {
 		cc->dcqcn.rc = max(cc->meas_kbps, p.min_kbps);
 	}
 	roce_dcqcn_cut(&cc->dcqcn, &p);
@@ -722,6 +730,7 @@ void roce_cc_reset(struct roce_qp *rqp)
 	cc->meas_start_ns = ktime_get_ns();
 	cc->meas_bytes = 0;
 	cc->meas_kbps = 0;
+	cc->queue_full_ns = 0;
 	cc->cnp_sent = false;
 }
 

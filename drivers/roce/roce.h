@@ -226,6 +226,7 @@ struct roce_cc {
 	u64 meas_start_ns;		/* not limited: measuring the rate */
 	u64 meas_bytes;
 	u32 meas_kbps;			/* the last measurement, 0 none */
+	u64 queue_full_ns;		/* the txq last had no room */
 	u64 last_cut_ns;		/* RP: the last rate cut */
 	u32 cut_psn;			/* ...next_psn then */
 	u64 last_cnp_ns;		/* NP: the last CNP sent */
