@@ -22,7 +22,12 @@ Model, in steps of --dt seconds:
   - each TCP flow: window AIMD with ECN (tcp_ecn=1 in the test): +a MSS
     per RTT, x b at most once per RTT on a mark or loss; Reno (a 1, b 0.5)
     or CUBIC in its TCP-friendly region (a 0.53, b 0.7), which is where
-    CUBIC stays at these windows (K = cbrt(Wmax (1 - b) / 0.4) is seconds).
+    CUBIC stays at these windows (K = cbrt(Wmax (1 - b) / 0.4) is seconds);
+    --tcp-gso N segments per packet in the queue: a qdisc on the sending
+    host sees TCP's GSO packets and marks each once, a switch sees wire
+    packets. Not modelled: the senders' own limits on what they keep in
+    the host's queue (TCP small queues, drivers/roce/txq.c), which set
+    the shares where that queue is the bottleneck, as in the two-VM test.
 Prints each flow's goodput over the run but its first --warmup seconds,
 the sum against the limit, and sroce / TCP.
 
@@ -55,7 +60,7 @@ DEFAULTS = {
     'rate_inc_period_us': 20000,
     'byte_counter_kib': 256,
     'fast_recovery_steps': 5,
-    'ai_rate_kbps': 500,
+    'ai_rate_kbps': 2000,
     'hai_rate_kbps': 2000,
     'min_rate_kbps': 10000,
     'clamp_target': 0,
@@ -71,10 +76,11 @@ OLD_DEFAULTS = dict(DEFAULTS, rate_inc_period_us=2000, byte_counter_kib=1024,
 
 
 class Pkt:
-    __slots__ = ('flow', 'size', 'ect', 'ce', 'enq', 'seq')
+    __slots__ = ('flow', 'size', 'ect', 'ce', 'enq', 'seq', 'segs')
 
-    def __init__(self, flow, size, ect, seq):
+    def __init__(self, flow, size, ect, seq, segs=1):
         self.flow, self.size, self.ect, self.seq = flow, size, ect, seq
+        self.segs = segs
         self.ce = False
         self.enq = 0.0
 
@@ -174,15 +180,17 @@ class Flow:
         self.goodput = 0
         self.sent = 0
         self.lost = 0
+        self.marks = 0
 
     def dropped(self, p, now):
         self.lost += 1
 
 
 class Tcp(Flow):
-    def __init__(self, name, a, b, rtt, cap_bps):
+    def __init__(self, name, a, b, rtt, cap_bps, gso=1):
         super().__init__(name)
         self.a, self.b = a, b
+        self.gso = gso
         self.cwnd = 10.0
         self.ssthresh = 1e9
         self.inflight = 0
@@ -204,34 +212,38 @@ class Tcp(Flow):
         self.ssthresh = self.cwnd
 
     def ack(self, p, now):
-        self.inflight -= 1
+        self.inflight -= p.segs
         self.goodput_add(p)
         self.next_seq_at_ack = p.seq
-        if p.ce:
+        if p.ce:		# CE on a GSO packet is CE on each segment
             self.reduce()
-        elif self.cwnd < self.ssthresh:
-            self.cwnd += 1
-        else:
-            self.cwnd += self.a / self.cwnd
+            return
+        for _ in range(p.segs):
+            if self.cwnd < self.ssthresh:
+                self.cwnd += 1
+            else:
+                self.cwnd += self.a / self.cwnd
 
     def dropped(self, p, now):
         super().dropped(p, now)
-        self.inflight -= 1
+        self.inflight -= p.segs
         self.next_seq_at_ack = p.seq
         self.reduce()
 
     def tx(self, sim, now, dt):
-        self.tokens = min(self.tokens + self.cap / 8 * dt, 4 * TCP_WIRE)
+        self.tokens = min(self.tokens + self.cap / 8 * dt,
+                          (3 + self.gso) * TCP_WIRE)
         while self.can_send() and self.tokens > 0:
-            p = Pkt(self, TCP_WIRE, True, self.next_seq)
-            self.next_seq += 1
-            self.inflight += 1
+            segs = min(self.gso, int(self.cwnd) - self.inflight)
+            p = Pkt(self, segs * TCP_WIRE, True, self.next_seq, segs)
+            self.next_seq += segs
+            self.inflight += segs
             self.tokens -= p.size
             sim.enqueue(p, now)
 
     def goodput_add(self, p):
         if self.counting:
-            self.goodput += MSS
+            self.goodput += MSS * p.segs
 
 
 class Dcqcn(Flow):
@@ -452,6 +464,7 @@ class Sim:
                 t += p.size * 8 / self.rate
                 if p.ce:
                     self.marks += 1
+                    p.flow.marks += 1
                 if isinstance(p.flow, Dcqcn):
                     self.later(t + self.rtt / 2, self._arrive, p)
                 self.later(t + self.rtt, p.flow.ack, p)
@@ -475,6 +488,8 @@ def main():
     ap.add_argument('--tcp-kind', choices=('reno', 'cubic'), default='cubic')
     ap.add_argument('--roce-cap', type=float, default=0,
                     help='host ceiling of each sroce flow, Mbit/s (none)')
+    ap.add_argument('--tcp-gso', type=int, default=1,
+                    help='TCP segments per packet in the queue (1)')
     ap.add_argument('--tcp-cap', type=float, default=0,
                     help='host ceiling of each TCP flow, Mbit/s (none)')
     ap.add_argument('--wake', type=float, default=0,
@@ -498,7 +513,8 @@ def main():
     flows = [Dcqcn('sroce%d' % i, t, rtt, 100e9, rcap) for i in range(args.roce)]
     for f in flows:
         f.wake = args.wake / 1000
-    flows += [Tcp('tcp%d' % i, a, b, rtt, tcap) for i in range(args.tcp)]
+    flows += [Tcp('tcp%d' % i, a, b, rtt, tcap, args.tcp_gso)
+              for i in range(args.tcp)]
     sim = Sim(args, flows)
     span = sim.run(args.secs, args.warmup, args.dt)
     rs = sum(f.goodput for f in flows if isinstance(f, Dcqcn)) / span * 8 / 1e6
@@ -507,8 +523,9 @@ def main():
         extra = ''
         if isinstance(f, Dcqcn):
             extra = ' rc %.1f Mbit/s alpha %.3f' % (f.rc / 1000, f.alpha)
-        print('%-7s %6.2f Mbit/s  lost %d of %d%s' %
-              (f.name, f.goodput / span * 8 / 1e6, f.lost, f.sent, extra))
+        print('%-7s %6.2f Mbit/s  lost %d of %d, marked %d%s' %
+              (f.name, f.goodput / span * 8 / 1e6, f.lost, f.sent, f.marks,
+               extra))
     tot = rs + ts
     ratio = rs / ts if ts else float('inf')
     wire = tot / args.rate
