@@ -33,7 +33,10 @@
 # (write; read: the stream is ib_read_bw, host2 reading from host1, so
 # that host1's READ responses cross the bottleneck and the responder's
 # limiter is what CNPs drive), ROCE_CC_PARAMS (DCQCN parameters to try
-# instead of the defaults, NAME=VALUE,...: ai_rate_kbps=1000,...).
+# instead of the defaults, NAME=VALUE,...: ai_rate_kbps=1000,...),
+# ROCE_CC_GSO (0: host1's netdev takes no GSO packets while the
+# bottleneck is up, so its AQM sees and marks TCP's segments one by one,
+# as a switch would; 1: leave the netdev as it is).
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -66,7 +69,8 @@ MAX_RESENT=${ROCE_CC_MAX_RESENT:-0.01}
 XFER_ROUNDS=${ROCE_CC_XFER_ROUNDS:-16}
 VERB=${ROCE_CC_VERB:-write}
 PERF_NICE=${ROCE_CC_PERF_NICE:-19}
-PERF_EVENTS=${ROCE_CC_PERF_EVENTS:-0}
+PERF_EVENTS=${ROCE_CC_PERF_EVENTS:-1}
+GSO=${ROCE_CC_GSO:-1}
 ROCE_CC_PARAMS=${ROCE_CC_PARAMS:-}
 [[ "$RATE" =~ ^[1-9][0-9]*$ ]] || tap_skip_all "ROCE_CC_RATE=$RATE: Mbit/s wanted"
 [[ "$PERF_NICE" =~ ^-?[0-9]+$ ]] || tap_skip_all "ROCE_CC_PERF_NICE=$PERF_NICE: a nice value"
@@ -76,6 +80,7 @@ fi
 case "$SHAPER" in htb | tbf) ;; *) tap_skip_all "ROCE_CC_SHAPER=$SHAPER: htb or tbf" ;; esac
 case "$AQM" in codel | red) ;; *) tap_skip_all "ROCE_CC_AQM=$AQM: codel or red" ;; esac
 case "$VERB" in write | read) ;; *) tap_skip_all "ROCE_CC_VERB=$VERB: write or read" ;; esac
+case "$GSO" in 0 | 1) ;; *) tap_skip_all "ROCE_CC_GSO=$GSO: 0 or 1" ;; esac
 perf=ib_${VERB}_bw
 rate_bytes=$((RATE * 1000000 / 8))
 if [ -n "${ROCE_CC_AQM_ARGS:-}" ]; then
@@ -97,6 +102,7 @@ tap_cleanup() {
 	if [ "$me" = 1 ]; then
 		timeout 10 tc qdisc del dev "$NETDEV" root 2> /dev/null
 		sysctl -q -w "net.ipv4.tcp_ecn=$tcp_ecn_was"
+		gso_restore
 	fi
 	srdma_cleanup dev0
 }
@@ -123,9 +129,28 @@ set_cc() { # 0|1
 	[ "$(cat "$cc/enable")" = "$1" ]
 }
 
+# TCP hands the qdisc GSO packets of about a millisecond of its pacing
+# rate (at least two segments), sroce one packet per skb: an AQM that
+# marks per skb, as codel does, would then mark sroce several times as
+# often per byte. A switch sees wire packets; so does this qdisc without
+# GSO on the netdev (gso_max_segs 1: TCP builds single-segment skbs).
+gso_was=
+gso_segs() { timeout 10 ip -d link show dev "$NETDEV" | grep -o 'gso_max_segs [0-9]*'; }
+gso_off() {
+	[ "$GSO" = 0 ] || return 0
+	gso_was=$(gso_segs) || return 1
+	timeout 10 ip link set dev "$NETDEV" gso_max_segs 1 || return 1
+	gso_segs
+	[ "$(gso_segs)" = "gso_max_segs 1" ]
+}
+gso_restore() {
+	[ -z "$gso_was" ] || timeout 10 ip link set dev "$NETDEV" $gso_was
+}
+
 # The bottleneck: host1's egress limited to RATE Mbit/s, one AQM queue.
 bottleneck() {
 	timeout 10 tc qdisc show dev "$NETDEV"
+	gso_off || return 1
 	timeout 10 tc qdisc del dev "$NETDEV" root 2> /dev/null
 	if [ "$SHAPER" = htb ]; then
 		timeout 10 tc qdisc add dev "$NETDEV" root handle 1: htb default 1 &&
@@ -164,6 +189,7 @@ bottleneck_gone() {
 	local out
 	timeout 10 tc qdisc del dev "$NETDEV" root || return 1
 	sysctl -w "net.ipv4.tcp_ecn=$tcp_ecn_was" || return 1
+	gso_restore || return 1
 	out=$(timeout 10 tc qdisc show dev "$NETDEV") || return 1
 	echo "$out"
 	! grep -Eq '^qdisc [a-z_]+ (1|10): ' <<< "$out"
@@ -390,7 +416,7 @@ t "host$me: dev0 has cc/enable and the cc_* counters" have_cc || tap_bail "no co
 g4=$(gid_index dev0 "::ffff:192.0.2.$((10 + me))")
 g4=${g4:-1}
 if [ "$me" = 1 ]; then
-	what="$SHAPER ${RATE} Mbit/s into one $AQM queue (${aqm_args[*]})"
+	what="$SHAPER ${RATE} Mbit/s into one $AQM queue (${aqm_args[*]}), GSO $GSO"
 	t "host1: bottleneck on $NETDEV: $what, tcp_ecn=$TCP_ECN" bottleneck ||
 		tap_bail "no bottleneck"
 	diag "DCQCN parameters: $(tr '\n' ' ' < "$TAP_LOGDIR/cc-params-host1.txt")"
