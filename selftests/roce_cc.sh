@@ -133,7 +133,9 @@ set_cc() { # 0|1
 # rate (at least two segments), sroce one packet per skb: an AQM that
 # marks per skb, as codel does, would then mark sroce several times as
 # often per byte. A switch sees wire packets; so does this qdisc without
-# GSO on the netdev (gso_max_segs 1: TCP builds single-segment skbs).
+# GSO on the netdev (gso_max_segs 1: TCP builds single-segment skbs). Off
+# by default: TCP small queues then allow TCP two segments in the host,
+# which behind sroce's queue starves it (Documentation/testing.rst).
 gso_was=
 gso_segs() { timeout 10 ip -d link show dev "$NETDEV" | grep -o 'gso_max_segs [0-9]*'; }
 gso_off() {
