@@ -18,7 +18,8 @@
 #
 # Environment (from bench-loopback.sh): BENCH_SYSTEMS, BENCH_SIZES,
 # BENCH_REPS, BENCH_SECS (seconds per point), BENCH_WARMUP (seconds),
-# BENCH_COUNT_MSGS.
+# BENCH_COUNT_MSGS, BENCH_MTU (eth0's MTU, if set: the RoCE path MTU of
+# the port follows it; lo's stays).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
@@ -174,6 +175,7 @@ count_point() { # SYSTEM
 echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us,bytes" > "$out"
 echo "system,messages,counter,difference" > "$counts_out"
 : > "$cpu_out"
+wire_mtu "${BENCH_MTU:-}" || { log "eth0 refused MTU $BENCH_MTU"; exit 1; }
 log "loopback on eth0, $addr to itself: $(ip -o route get "$addr" 2> /dev/null)"
 for sys in $systems; do
 	log "system $sys"

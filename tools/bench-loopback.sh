@@ -17,7 +17,9 @@
 # BENCH_SECS (3 s per point), BENCH_WARMUP (30 s of unrecorded traffic per
 # system), BENCH_LOOPBACK_SIZES (65536), BENCH_SMP (the VM's vCPUs, 2:
 # server and client each busy-poll one), BENCH_LIMIT (the VM's hard time
-# limit, seconds), BENCH_COUNT_MSGS (1000).
+# limit, seconds), BENCH_COUNT_MSGS (1000), BENCH_MTU (eth0's MTU, as in
+# the two-VM bench: 9000 gives RoCE's 4096-byte path MTU; output then in
+# build/bench-mtuN/).
 #
 # Output in build/bench/: loopback.csv (every measurement, the columns of
 # points.csv), loopback-cpu.csv, loopback-summary.csv (medians),
@@ -36,7 +38,9 @@ secs=${BENCH_SECS:-3}
 warm=${BENCH_WARMUP:-30}
 smp=${BENCH_SMP:-2}
 count=${BENCH_COUNT_MSGS:-1000}
-out=$SRDMA_REPO/build/bench
+mtu=${BENCH_MTU:-}
+[[ "$mtu" =~ ^([1-9][0-9]*)?$ ]] || die "BENCH_MTU must be a number"
+out=$SRDMA_REPO/build/bench${mtu:+-mtu$mtu}
 mkdir -p "$out"
 
 [ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"
@@ -48,13 +52,13 @@ case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 nsys=$(echo "$systems" | wc -w)
 nsizes=$(echo "$sizes" | wc -w)
 limit=${BENCH_LIMIT:-$(((warm * 6 + 100) * nsys + (secs * 6 + 100) * (2 * nsizes * reps + 1) * nsys + 300))}
-echo "==> bench --loopback: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system, one VM of $smp vCPUs (hard limit ${limit}s)"
+echo "==> bench --loopback: systems [$systems], sizes [$sizes], $reps repetition(s), ${secs}s per point, ${warm}s warm-up per system, one VM of $smp vCPUs${mtu:+, MTU $mtu} (hard limit ${limit}s)"
 vm=$SRDMA_REPO/build/vm/out/bench-loopback
 rm -rf "$vm"
 "$here/vm/run.sh" -n 1 -t "$limit" -N bench-loopback -s "$smp" \
 	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
 	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" \
-	-e "BENCH_COUNT_MSGS=$count" \
+	-e "BENCH_COUNT_MSGS=$count" -e "BENCH_MTU=$mtu" \
 	-- "$here/bench-loopback-guest.sh" > "$out/loopback-vm.log" 2>&1 &
 vmpid=$!
 bench_follow "$vmpid" "$vm"
