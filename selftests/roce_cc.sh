@@ -145,14 +145,19 @@ set_cc() { # 0|1
 gso_was=
 gso_segs() { timeout 10 ip -d link show dev "$NETDEV" | grep -o 'gso_max_segs [0-9]*'; }
 gso_off() {
+	local now
 	[ "$GSO" = 0 ] || return 0
 	gso_was=$(gso_segs) || return 1
 	timeout 10 ip link set dev "$NETDEV" gso_max_segs 1 || return 1
-	gso_segs
-	[ "$(gso_segs)" = "gso_max_segs 1" ]
+	now=$(gso_segs)
+	echo "$now"
+	[ "$now" = "gso_max_segs 1" ]
 }
+# once: bottleneck_gone() restores, and tap_cleanup() after a bail
 gso_restore() {
-	[ -z "$gso_was" ] || timeout 10 ip link set dev "$NETDEV" $gso_was
+	[ -n "$gso_was" ] || return 0
+	timeout 10 ip link set dev "$NETDEV" $gso_was || return 1
+	gso_was=
 }
 
 # The bottleneck: host1's egress limited to RATE Mbit/s, one AQM queue.
