@@ -279,9 +279,11 @@ static enum ib_wc_opcode srdma_wc_opcode(u32 wr_opcode)
  */
 static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 {
+	const struct srdma_transport *tp = qp_dev(qp)->tp;
 	u32 budget = SRDMA_RING_BATCH;
 	bool overflow = false;
 
+	qp->sq_held = false;
 	while (qp->sq_cons != qp->sq_fetch && budget--) {
 		struct srdma_swqe *w = srdma_swqe_at(qp, qp->sq_cons);
 		struct ib_wc wc = { .qp = &qp->ibqp };
@@ -289,6 +291,11 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 
 		if (w->state != SRDMA_WQE_DONE)
 			break;
+		/* the transport calls srdma_sq_resume() when it may go */
+		if (tp->sq_held && tp->sq_held(qp, w->status == IB_WC_SUCCESS)) {
+			qp->sq_held = true;
+			break;
+		}
 		post = w->signaled || w->status != IB_WC_SUCCESS;
 		wc.wr_id = w->wr.wr_id;
 		wc.status = w->status;
@@ -309,10 +316,13 @@ static bool srdma_sq_complete_locked(struct srdma_qp *qp)
 	return overflow;
 }
 
-/* A finished WQE waits at the head: more for srdma_sq_complete_locked(). */
+/*
+ * A finished WQE waits at the head: more for srdma_sq_complete_locked(),
+ * unless the transport holds it.
+ */
 static bool srdma_sq_head_done(struct srdma_qp *qp)
 {
-	return qp->sq_cons != qp->sq_fetch &&
+	return qp->sq_cons != qp->sq_fetch && !qp->sq_held &&
 	       srdma_swqe_at(qp, qp->sq_cons)->state == SRDMA_WQE_DONE;
 }
 
@@ -622,7 +632,8 @@ static bool srdma_flush_step(struct srdma_qp *qp)
 		}
 	}
 	srdma_sq_complete_locked(qp);
-	more = srdma_flush_new_locked(qp, todo);
+	/* what the transport holds it resumes (srdma_sq_resume()) */
+	more = !qp->sq_held && srdma_flush_new_locked(qp, todo);
 	if (!qp->srq && srdma_flush_rq_locked(qp))
 		more = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -658,6 +669,11 @@ static void __srdma_flush(struct srdma_qp *qp, bool may_sleep, bool defer)
 void srdma_flush(struct srdma_qp *qp, bool may_sleep)
 {
 	__srdma_flush(qp, may_sleep, true);
+}
+
+void srdma_sq_resume(struct srdma_qp *qp)
+{
+	srdma_ring_defer(qp);
 }
 
 /* A ring walk that stopped at its batch goes on here, for one pass. */

@@ -396,6 +396,7 @@ struct srdma_qp {
 	/* free-running counters; the ring slot is the counter & index_mask */
 	u32 sq_fetch;			/* next WQE to fetch */
 	u32 sq_cons;			/* oldest WQE not yet completed */
+	bool sq_held;			/* ...the transport's sq_held stops it */
 
 	struct srdma_wq rq;
 	u32 rq_cons;

@@ -101,6 +101,13 @@ struct rdma_link_ops;
  *	srdma_sq_wqe_done() as each finishes. Any context: a kernel ULP
  *	may post with interrupts off. Without it every WQE that needs the
  *	wire fails.
+ * @sq_held: optional; whether send completions must wait because the
+ *	network may still read pages of the QP's send buffers (RoCE sends
+ *	user pages by reference). Asked before each completion, with
+ *	@success its status being IB_WC_SUCCESS: a consumer that has the
+ *	completion may write the buffer at once. A transport that answers
+ *	true calls srdma_sq_resume() once it would answer false. Any
+ *	context, state_lock held.
  * @sqd_drains: SQD waits for what is on the wire: the transport calls
  *	srdma_qp_sq_drained() once nothing is outstanding. Without it the
  *	SQ counts as drained on entering SQD.
@@ -150,6 +157,7 @@ struct srdma_transport {
 	void (*recv_flush)(struct srdma_qp *qp);
 	void (*qp_release)(struct srdma_qp *qp);
 	void (*sq_kick)(struct srdma_qp *qp);
+	bool (*sq_held)(struct srdma_qp *qp, bool success);
 	bool sqd_drains;
 	int (*fill_res_qp)(struct sk_buff *msg, struct srdma_qp *qp);
 
@@ -409,6 +417,15 @@ void srdma_sq_fail_head(struct srdma_qp *qp, enum ib_wc_status status);
  * With IB_WC_WR_FLUSH_ERR, after the one that failed. Any context.
  */
 void srdma_flush(struct srdma_qp *qp, bool may_sleep);
+
+/**
+ * srdma_sq_resume() - the completions the transport held may go
+ * @qp: the QP
+ *
+ * After the transport's sq_held answered true: completes what finished,
+ * and in ERR goes on with the flush, from process context. Any context.
+ */
+void srdma_sq_resume(struct srdma_qp *qp);
 
 /**
  * srdma_cq_post() - post one completion
