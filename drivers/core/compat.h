@@ -137,6 +137,25 @@ static inline int srdma_sock_send_pages(struct socket *s, struct msghdr *msg,
 #endif
 
 /*
+ * 6.10, "net: extend ubuf_info callback to ops structure" (v6.10-rc1): the
+ * completion callback of a zero-copy skb's ubuf_info moved into an ops
+ * table. SRDMA_UBUF_OPS() defines @name for @complete, which
+ * srdma_ubuf_set_ops() installs.
+ */
+#include <linux/skbuff.h>
+
+#if SRDMA_KERNEL_SINCE(6, 10)
+#define SRDMA_UBUF_OPS(name, complete_fn) \
+	static const struct ubuf_info_ops name = { .complete = complete_fn }
+#define srdma_ubuf_set_ops(uarg, name) ((uarg)->ops = &(name))
+#else
+#define SRDMA_UBUF_OPS(name, complete_fn) \
+	static void (*const name)(struct sk_buff *, struct ubuf_info *, \
+				  bool) = complete_fn
+#define srdma_ubuf_set_ops(uarg, name) ((uarg)->callback = (name))
+#endif
+
+/*
  * 6.14, "x86/crc32: expose CRC32 functions through lib" (v6.14-rc1): from
  * then on crc32_le() folds with PCLMULQDQ on x86; before, it is the table
  * there, and only the crypto API's crc32-pclmul is accelerated

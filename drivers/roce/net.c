@@ -205,8 +205,10 @@ static int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len)
  * The payload goes in as references to the pinned user pages it lies in
  * (srdma_swqe_lend()), not copied: a device with scatter-gather reads it
  * from there. Its pad and the ICRC follow in a fragment of their own.
- * The stack is told the fragments are shared (SKBFL_SHARED_FRAG): what
- * would write into a packet copies them first.
+ * The skb is zero-copy (roce_txq_lend()): the stack copies the fragments
+ * before anything writes into them, clones the skb or delivers it to a
+ * local receiver, and calls back once it no longer refers to the pages,
+ * which the QP's completions may wait for.
  *
  * Return: the skb; ERR_PTR(-EOPNOTSUPP) when the payload cannot be lent
  * (the caller copies it), -ENOMEM, or srdma_swqe_read()'s errors.
@@ -226,7 +228,6 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 		return ERR_PTR(-ENOMEM);
 	/* the head holds the headers only: the ICRC goes after the payload */
 	__skb_trim(skb, hdr_len);
-	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 	err = srdma_swqe_lend(qp, w, off, paylen, roce_lend_piece, skb);
 	if (err)
 		goto free;
@@ -241,6 +242,9 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   tail - page_address(page), tail_len);
 	roce_skb_grow(skb, tail_len);
+	err = roce_txq_lend(to_rqp(qp), skb);
+	if (err)
+		goto free;
 	return skb;
 free:
 	if (err == -EOPNOTSUPP)

@@ -191,6 +191,8 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		*status = IB_WC_LOC_LEN_ERR;
 		return -EIO;
 	}
+	if (psn_diff(psn, rqp->sent_psn) < 0)
+		roce_txq_resend(rqp);
 	/*
 	 * Paced (cc.c), packets leave slowly: every one asks for an ACK, or
 	 * ROCE_ACKREQ_EVERY of them could outlast the retransmit timeout.

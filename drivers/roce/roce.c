@@ -315,6 +315,7 @@ const struct srdma_transport srdma_roce_transport = {
 	.qp_state_changing = roce_qp_state_changing,
 	.qp_state_changed = roce_qp_state_changed,
 	.recv_flush = roce_qp_recv_flush,
+	.sq_held = roce_txq_sq_held,
 	.qp_reset = roce_qp_reset,
 	.sq_kick = roce_sq_kick,
 	.sqd_drains = true,

@@ -22,16 +22,43 @@
  * responder; destroy detaches the QP from the count before it cancels
  * that timer. RESET and ERR leave it attached: a wake then runs a
  * requester that finds the QP's state and returns.
+ *
+ * A packet whose payload is lent, the user's pages in its fragments
+ * (roce_alloc_skb_lent()), is counted by its zero-copy callback instead
+ * (struct roce_lent, in destructor_arg): the stack calls it once no
+ * skb refers to those pages any more, the device done with them or a
+ * copy made in their place, which the stack makes before it clones the
+ * skb for a packet tap or delivers it to a local receiver. Until every
+ * lent packet of the QP has been called back, the consumer must not have
+ * its buffers back early: an error completion or a flush (the ACK that
+ * completes a WQE normally means its packets have left), nor, after the
+ * QP resent a packet, any completion (the resend's ACK may come while
+ * the first transmission still waits in some other queue). The core asks
+ * roce_txq_sq_held() before each completion, and the callback that
+ * takes the count to zero resumes them.
  */
 #include "roce.h"
+
+enum {
+	ROCE_TXQ_WAITING,		/* the QP waits for room */
+	ROCE_TXQ_HOLDING,		/* the core holds completions */
+	ROCE_TXQ_RESENT,		/* resent while packets were lent */
+};
 
 struct roce_txq {
 	refcount_t ref;			/* the QP's + one per packet here */
 	atomic_t pkts;			/* packets in this host */
+	atomic_t lent;			/* ...of them lent, not called back */
 	u32 limit;			/* the most the QP may have here */
-	unsigned long waiting;		/* bit 0: the QP waits for room */
+	unsigned long flags;		/* ROCE_TXQ_* */
 	spinlock_t lock;		/* rqp */
 	struct roce_qp *rqp;		/* NULL once destroy has begun */
+};
+
+/* The zero-copy state of one lent packet. */
+struct roce_lent {
+	struct ubuf_info ubuf;
+	struct roce_txq *txq;
 };
 
 /* The packets a QP not paced may keep in this host... */
@@ -95,27 +122,134 @@ static void roce_txq_wake(struct roce_txq *txq)
 	spin_unlock_irqrestore(&txq->lock, flags);
 }
 
-/* Any context the network stack frees an skb in. */
-static void roce_txq_skb_done(struct sk_buff *skb)
+/* A packet of the QP left this host. Any context. */
+static void roce_txq_uncount(struct roce_txq *txq)
 {
-	struct roce_txq *txq = skb_shinfo(skb)->destructor_arg;
 	int left = atomic_dec_return(&txq->pkts);
 
 	/* pairs with roce_txq_room(): the count fell, or the bit is seen */
 	if (left <= READ_ONCE(txq->limit) / 2 &&
-	    test_and_clear_bit(0, &txq->waiting))
+	    test_and_clear_bit(ROCE_TXQ_WAITING, &txq->flags))
 		roce_txq_wake(txq);
 	roce_txq_put(txq);
 }
 
+/* Any context the network stack frees an skb in. */
+static void roce_txq_skb_done(struct sk_buff *skb)
+{
+	roce_txq_uncount(skb_shinfo(skb)->destructor_arg);
+}
+
+/* The core may complete again what roce_txq_sq_held() held. */
+static void roce_txq_resume(struct roce_txq *txq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&txq->lock, flags);
+	if (txq->rqp)
+		srdma_sq_resume(txq->rqp->qp);
+	spin_unlock_irqrestore(&txq->lock, flags);
+}
+
+/*
+ * The stack let go of a lent packet's pages: the skb freed (@ok), or a
+ * copy made in their place. Any context the stack frees or copies in.
+ */
+static void roce_lent_done(struct sk_buff *skb, struct ubuf_info *ubuf,
+			   bool ok)
+{
+	struct roce_lent *lent = container_of(ubuf, struct roce_lent, ubuf);
+	struct roce_txq *txq = lent->txq;
+
+	if (!refcount_dec_and_test(&ubuf->refcnt))
+		return;
+	kfree(lent);
+	if (atomic_dec_and_test(&txq->lent)) {
+		clear_bit(ROCE_TXQ_RESENT, &txq->flags);
+		/* pairs with roce_txq_sq_held(): the count, or the bit */
+		if (test_and_clear_bit(ROCE_TXQ_HOLDING, &txq->flags))
+			roce_txq_resume(txq);
+	}
+	roce_txq_uncount(txq);
+}
+
+SRDMA_UBUF_OPS(roce_lent_ops, roce_lent_done);
+
+/**
+ * roce_txq_lend() - count a packet whose payload is lent
+ * @rqp: its QP
+ * @skb: the packet, the user's pages in its fragments
+ *
+ * From here on the QP's completions may wait for it (roce_txq_sq_held()),
+ * and roce_txq_own() leaves it alone: its zero-copy callback uncounts it.
+ * Lock held.
+ *
+ * Return: 0, or -ENOMEM (nothing counted: free the packet, or copy).
+ */
+int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb)
+{
+	struct roce_lent *lent = kmalloc(sizeof(*lent), GFP_ATOMIC);
+	struct roce_txq *txq = rqp->txq;
+	bool have_ref = true;
+
+	if (!lent)
+		return -ENOMEM;
+	srdma_ubuf_set_ops(&lent->ubuf, roce_lent_ops);
+	refcount_set(&lent->ubuf.refcnt, 1);
+	/* the stack copies the pages before a clone or a local receiver */
+	lent->ubuf.flags = SKBFL_ZEROCOPY_FRAG;
+	lent->txq = txq;
+	refcount_inc(&txq->ref);
+	atomic_inc(&txq->pkts);
+	atomic_inc(&txq->lent);
+	/* the skb takes our reference to the ubuf */
+	skb_zcopy_set(skb, &lent->ubuf, &have_ref);
+	return 0;
+}
+
+/*
+ * The QP sends @psn again. If packets are lent, the first transmission
+ * of this one may be among them, and the resend's ACK overtake it: every
+ * completion then waits for them (roce_txq_sq_held()). Lock held.
+ */
+void roce_txq_resend(struct roce_qp *rqp)
+{
+	struct roce_txq *txq = rqp->txq;
+
+	if (atomic_read(&txq->lent) &&
+	    !test_bit(ROCE_TXQ_RESENT, &txq->flags))
+		set_bit(ROCE_TXQ_RESENT, &txq->flags);
+}
+
+/*
+ * The transport's sq_held: must a completion of status @success wait for
+ * lent packets? If so, the callback that takes the count to zero resumes
+ * it. state_lock held, any context.
+ */
+bool roce_txq_sq_held(struct srdma_qp *qp, bool success)
+{
+	struct roce_txq *txq = to_rqp(qp)->txq;
+
+	if (!atomic_read(&txq->lent) ||
+	    (success && !test_bit(ROCE_TXQ_RESENT, &txq->flags)))
+		return false;
+	set_bit(ROCE_TXQ_HOLDING, &txq->flags);
+	/* pairs with roce_lent_done(): see its decrement, or it our bit */
+	smp_mb__after_atomic();
+	return atomic_read(&txq->lent) != 0;
+}
+
 /*
  * Count @skb, about to be handed to IP, as the QP's until the stack
- * frees it. The skb has no socket: its destructor is ours alone.
+ * frees it. The skb has no socket: its destructor is ours alone. A lent
+ * packet was counted when it was lent, and its destructor_arg is not ours.
  */
 void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb)
 {
 	struct roce_txq *txq = rqp->txq;
 
+	if (skb_zcopy(skb))
+		return;
 	refcount_inc(&txq->ref);
 	atomic_inc(&txq->pkts);
 	skb_shinfo(skb)->destructor_arg = txq;
@@ -152,7 +286,7 @@ bool roce_txq_room(struct roce_qp *rqp)
 		return true;
 	/* the destructors' wake threshold: only read while we wait */
 	WRITE_ONCE(txq->limit, limit);
-	set_bit(0, &txq->waiting);
+	set_bit(ROCE_TXQ_WAITING, &txq->flags);
 	/* pairs with roce_txq_skb_done(): see its decrement, or it our bit */
 	smp_mb__after_atomic();
 	if (atomic_read(&txq->pkts) < limit)
