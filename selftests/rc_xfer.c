@@ -10,9 +10,16 @@
  * READ and SEND at once, and checks what it read: a READ with a request
  * queued behind it, whose loss or NAK must not skip the READ (all rounds
  * but the last, which the server's disconnect follows).
+ * With -e MS the client instead posts one WRITE and moves its QP to the
+ * error state at once: the WRITE's flush completion must take at least MS
+ * milliseconds, the time its packets are held in a queue (the test delays
+ * them): a completion gives the consumer its buffer back, and a packet
+ * sent from the buffer's pages still reads them (sroce's zero-copy
+ * transmit). A server given -e (MS unused) only accepts and waits for
+ * the disconnect.
  *
- *   rc_xfer -s ADDR [-p PORT] [-n ROUNDS] [-z BYTES]        server
- *   rc_xfer -c ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-r]   client
+ *   rc_xfer -s ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-e MS]     server
+ *   rc_xfer -c ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-r|-e MS]  client
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
@@ -232,15 +240,108 @@ static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size,
 	return 0;
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* -e: accept, and wait for the client to go. */
+static int flush_server(struct rdma_cm_id *id, size_t size)
+{
+	uint8_t *data = calloc(1, size);
+	struct rdma_conn_param cp = { .responder_resources = 1 };
+	struct peer_info info;
+	struct ibv_mr *dmr;
+
+	if (!data)
+		return 1;
+	dmr = ibv_reg_mr(id->pd, data, size, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	if (!dmr) {
+		perror("register");
+		return 1;
+	}
+	info.addr = (uintptr_t)data;
+	info.rkey = dmr->rkey;
+	info.len = size;
+	cp.private_data = &info;
+	cp.private_data_len = sizeof(info);
+	if (rdma_accept(id, &cp)) {
+		perror("accept");
+		return 1;
+	}
+	return cm_await_disconnect(id, 60000) ? 0 : 1;
+}
+
+/* -e MS: one WRITE, the QP to ERR, its flush completion no sooner than MS. */
+static int flush_client(struct rdma_cm_id *id, size_t size, long min_ms)
+{
+	struct rdma_conn_param cp = { .initiator_depth = 1, .retry_count = 7 };
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	uint8_t *wbuf = malloc(size);
+	const struct peer_info *info;
+	struct ibv_mr *wmr;
+	struct ibv_wc wc;
+	long t0, ms;
+
+	if (!wbuf)
+		return 1;
+	pattern(wbuf, size, 0, 0x3a17);
+	wmr = rdma_reg_write(id, wbuf, size);
+	if (!wmr || rdma_connect(id, &cp)) {
+		perror("register/connect");
+		return 1;
+	}
+	info = id->event ? id->event->param.conn.private_data : NULL;
+	if (!info || info->len < size) {
+		fprintf(stderr, "no usable buffer from the server\n");
+		return 1;
+	}
+	if (rdma_post_write(id, NULL, wbuf, size, wmr, 0, info->addr,
+			    info->rkey)) {
+		perror("post");
+		return 1;
+	}
+	t0 = now_ms();
+	if (ibv_modify_qp(id->qp, &attr, IBV_QP_STATE)) {
+		perror("modify to ERR");
+		return 1;
+	}
+	if (rdma_get_send_comp(id, &wc) <= 0) {
+		perror("no completion");
+		return 1;
+	}
+	ms = now_ms() - t0;
+	printf("client: WRITE of %zu bytes completed %s after %ld ms in ERR\n",
+	       size, ibv_wc_status_str(wc.status), ms);
+	/* the buffer is ours again: what a packet still read would change */
+	memset(wbuf, 0, size);
+	rdma_disconnect(id);
+	if (wc.status != IBV_WC_WR_FLUSH_ERR) {
+		fprintf(stderr, "expected a flush error\n");
+		return 1;
+	}
+	if (ms < min_ms) {
+		fprintf(stderr, "completed before its packets left (%ld < %ld ms)\n",
+			ms, min_ms);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = "7471";
 	uint32_t rounds = 16;
 	size_t size = 1 << 20;
 	struct rdma_cm_id *id;
-	int server = -1, read_back = 0, c;
+	int server = -1, read_back = 0, flush = 0, c;
+	long min_ms = 0;
 
-	while ((c = getopt(argc, argv, "s:c:p:n:z:r")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:p:n:z:re:")) != -1) {
 		switch (c) {
 		case 's':
 		case 'c':
@@ -259,18 +360,25 @@ int main(int argc, char **argv)
 		case 'r':
 			read_back = 1;
 			break;
+		case 'e':
+			flush = 1;
+			min_ms = strtol(optarg, NULL, 0);
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (server < 0 || !size) {
-		fprintf(stderr, "usage: %s -s|-c ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-r]\n",
+		fprintf(stderr, "usage: %s -s|-c ADDR [-p PORT] [-n ROUNDS] [-z BYTES] [-r|-e MS]\n",
 			argv[0]);
 		return 2;
 	}
 	id = setup(addr, port, server);
 	if (!id)
 		return 1;
+	if (flush)
+		return server ? flush_server(id, size) :
+				flush_client(id, size, min_ms);
 	return server ? run_server(id, rounds, size) :
 			run_client(id, rounds, size, read_back);
 }

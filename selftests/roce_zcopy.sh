@@ -9,7 +9,10 @@
 # what the requester resends copied); UC and UD, which complete as
 # they send, must copy; processes killed while their packets wait in a
 # queue must leave nothing behind (the packets hold the pages, not the
-# MRs, which go with the processes).
+# MRs, which go with the processes). No completion may give the consumer
+# its buffer back while a packet can still read it: a QP moved to ERR
+# with its packets held in lo's queue completes them once they left, and
+# a packet tap that reads late sees the bytes as they were sent.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -122,13 +125,50 @@ killed() {
 	[ "$n" -gt 0 ]
 }
 
+# One 64 KiB WRITE, its packets held 2 s (times TIMEOUT_SCALE) in lo's
+# queue, its QP moved to ERR at once: the flush completion must wait for
+# them (rc_xfer -e: no sooner than 3/4 of the delay), as a completion
+# gives the consumer its buffer back.
+flush_held() {
+	local p0 d=$((2 * TIMEOUT_SCALE)) rc
+	p0=$(paged) || return 1
+	roce_netem delay "${d}s" limit 10000 || return 1
+	pair timeout 120 "$xfer" -s "$ip4" -p 7472 -e 0 -- \
+		timeout 120 "$xfer" -c "$ip4" -p 7472 -z 65536 -e $((d * 750))
+	rc=$?
+	tc qdisc del dev lo root || return 1
+	echo "tx_paged: $p0 -> $(paged)"
+	[ "$rc" -eq 0 ] && paged_since "$p0"
+}
+
+# A tap on lo that reads nothing until the transfer is over, while the
+# client rewrites its buffer after every round: each packet it then reads
+# must still match its ICRC (roce_tap_check.py).
+tapped() {
+	local out until tpid rc
+	out=$(mktemp) && until=$(mktemp -u) || return 1
+	timeout 900 python3 "$(dirname "$0")/roce_tap_check.py" lo "$until" 256 \
+		> "$out" 2>&1 &
+	tpid=$!
+	wait_for 20 grep -q capturing "$out" || { cat "$out"; return 1; }
+	xfer_paged 4 262144
+	rc=$?
+	touch "$until"
+	wait "$tpid" || rc=1
+	cat "$out"
+	rm -f "$out" "$until"
+	return "$rc"
+}
+
 STEP_TIMEOUT=400
-tap_plan 9
+tap_plan 11
 t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
 g4=$(gid_index sroce0 "::ffff:$ip4")
 t "8 x 1 MiB WRITE + SEND, checked, sent from the user's pages" xfer_paged 8 1048576
 t "UC copies its payloads (it completes as it sends)" copied uc 4096
 t "UD copies its payloads (it completes as it sends)" copied ud 1024
+t "QP to ERR with its lent packets queued: flushed once they left" flush_held
+t "a tap reading late sees lent packets as sent (ICRC intact)" tapped
 t "netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on lo" lossy
 STEP_TIMEOUT=800
 t "1 MiB WRITE + SEND and 64 KiB WRITE/READ/SEND rounds, checked, through the loss" through_loss
