@@ -4,10 +4,12 @@
 # timeout: 900
 # RC payloads sent from the user's pages (sroce's zero-copy transmit) on
 # one device talking to itself: its packets go through lo, which takes
-# page fragments. Every byte of verified transfers must arrive, also
-# through a lossy, duplicating, corrupting lo (first transmissions lent,
-# what the requester resends copied); UC and UD, which complete as
-# they send, must copy; processes killed while their packets wait in a
+# page fragments (srdma lends to lo only with roce_lend_local=1, which
+# this test sets: a copy costs less there, but lo is the one device with
+# scatter-gather a single VM has). Every byte of verified transfers must
+# arrive, also through a lossy, duplicating, corrupting lo (first
+# transmissions lent, what the requester resends copied); UC and UD,
+# which complete as they send, must copy; processes killed while their packets wait in a
 # queue must leave nothing behind (the packets hold the pages, not the
 # MRs, which go with the processes). No completion may give the consumer
 # its buffer back while a packet can still read it: a QP moved to ERR
@@ -28,9 +30,17 @@ ip4=$(netdev_ip4 "$NETDEV")
 [ -n "$ip4" ] || tap_skip_all "$NETDEV needs an IPv4 address"
 modprobe sch_netem 2> /dev/null
 
+LEND_LOCAL=/sys/module/srdma/parameters/roce_lend_local
+
 tap_cleanup() {
 	tc qdisc del dev lo root 2> /dev/null
+	[ -w "$LEND_LOCAL" ] && echo 0 > "$LEND_LOCAL"
 	srdma_cleanup sroce0
+}
+
+# sroce0, lending to lo
+lending_dev() {
+	mkdev sroce sroce0 "$NETDEV" && echo 1 > "$LEND_LOCAL"
 }
 
 paged() { hw_counter sroce0 tx_paged; }
@@ -56,6 +66,19 @@ xfer_paged() { # ROUNDS BYTES [-r]
 	n=$(($(paged) - p0))
 	echo "tx_paged: $n, first transmissions of full packets: $most"
 	[ "$n" -le "$most" ] && [ "$n" -ge $((most / 2)) ]
+}
+
+# By default a packet for this host itself copies: lo's receiver would
+# get a copy of lent pages anyway.
+local_copies() {
+	local p0 rc
+	p0=$(paged) || return 1
+	echo 0 > "$LEND_LOCAL" || return 1
+	xfer 2 262144
+	rc=$?
+	echo 1 > "$LEND_LOCAL" || return 1
+	echo "tx_paged: $p0 -> $(paged)"
+	[ "$rc" -eq 0 ] && [ "$(paged)" -eq "$p0" ]
 }
 
 # UC and UD complete a WQE as its packets are handed to IP: they copy.
@@ -161,10 +184,11 @@ tapped() {
 }
 
 STEP_TIMEOUT=400
-tap_plan 11
-t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
+tap_plan 12
+t "sroce0 on $NETDEV, roce_lend_local=1" lending_dev || tap_bail "no sroce0"
 g4=$(gid_index sroce0 "::ffff:$ip4")
 t "8 x 1 MiB WRITE + SEND, checked, sent from the user's pages" xfer_paged 8 1048576
+t "roce_lend_local=0 (the default): packets to this host copy" local_copies
 t "UC copies its payloads (it completes as it sends)" copied uc 4096
 t "UD copies its payloads (it completes as it sends)" copied ud 1024
 t "QP to ERR with its lent packets queued: flushed once they left" flush_held

@@ -7,6 +7,7 @@
 #include <linux/crc32.h>
 #include <linux/error-injection.h>
 #include <linux/inetdevice.h>
+#include <linux/module.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -17,6 +18,18 @@
 
 #include "roce.h"
 #include "trace.h"
+
+/*
+ * A packet for this host itself, through lo, is copied anyway: the stack
+ * copies a zero-copy skb's pages before a local receiver gets them
+ * (skb_orphan_frags_rx()), so lending costs a page and a callback more
+ * than copying at the sender. Tests set this to lend through lo all the
+ * same, the one device with scatter-gather a single VM has.
+ */
+static bool roce_lend_local;
+module_param(roce_lend_local, bool, 0644);
+MODULE_PARM_DESC(roce_lend_local,
+		 "Send RoCE payloads from the user's pages also to this host itself, through lo (default: off, a copy costs less there; for tests)");
 
 /* CRC-32 of eight 0xff bytes (the masked LRH RoCEv2 lacks), seed ~0. */
 #define ROCE_ICRC_SEED 0xdebb20e3
@@ -423,8 +436,12 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		WARN_ON_ONCE(skb_store_bits(skb, skb->len - ROCE_ICRC_BYTES,
 					    &le, sizeof(le)));
 	}
-	/* roce_send_psn() lends pages only to a route that takes them */
-	sg = dst->dev->features & NETIF_F_SG;
+	/*
+	 * roce_send_psn() lends pages only to a route that takes them, and
+	 * leaves this host
+	 */
+	sg = (dst->dev->features & NETIF_F_SG) &&
+	     (!(dst->dev->flags & IFF_LOOPBACK) || READ_ONCE(roce_lend_local));
 	if (READ_ONCE(rqp->route_sg) != sg)
 		WRITE_ONCE(rqp->route_sg, sg);
 	trace_srdma_roce_tx(&qp->ibqp, ib, ib_len + ROCE_ICRC_BYTES);

@@ -122,7 +122,9 @@ void roce_fill_bth(struct roce_bth *bth, u8 opcode, u32 paylen, u32 dqpn,
  * send; a resent packet may still be queued when the ACK of an earlier
  * copy comes). Only a user QP's memory is lent: kernel consumers post
  * kernel memory, not user MRs. Only through a device that takes page
- * fragments: the stack would copy the fragments anyway, into a new head.
+ * fragments: the stack would copy the fragments anyway, into a new head;
+ * and not to this host itself, through lo, where the stack copies them
+ * before our receiver gets them (unless roce_lend_local is set).
  */
 static bool roce_req_lends(struct roce_qp *rqp, const struct srdma_swqe *w,
 			   u32 psn, u32 paylen)

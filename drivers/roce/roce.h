@@ -245,7 +245,7 @@ struct roce_qp {
 	struct roce_txq *txq;		/* packets still in this host */
 	struct dst_cache dst_cache;
 	struct srdma_av route_av;	/* the path dst_cache is for */
-	bool route_sg;			/* its device takes page fragments */
+	bool route_sg;			/* it takes page fragments, not to lo */
 	u16 src_port;
 	bool dead;			/* destroy started: send nothing */
 	bool resetting;			/* to RESET: the SQ is not ours now */
