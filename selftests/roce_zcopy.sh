@@ -9,12 +9,13 @@
 # scatter-gather a single VM has). Every byte of verified transfers must
 # arrive, also through a lossy, duplicating, corrupting lo (first
 # transmissions lent, what the requester resends copied); UC and UD,
-# which complete as they send, must copy; processes killed while their packets wait in a
-# queue must leave nothing behind (the packets hold the pages, not the
-# MRs, which go with the processes). No completion may give the consumer
-# its buffer back while a packet can still read it: a QP moved to ERR
-# with its packets held in lo's queue completes them once they left, and
-# a packet tap that reads late sees the bytes as they were sent.
+# which complete as they send, must copy; processes killed while their
+# packets wait in a queue must leave nothing behind (the packets hold
+# the pages, not the MRs, which go with the processes). No completion
+# may give the consumer its buffer back while a packet can still read
+# it: a QP moved to ERR with its packets held in lo's queue completes
+# them once they left, and a packet tap that reads late sees the bytes
+# as they were sent.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -148,17 +149,37 @@ killed() {
 	[ "$n" -gt 0 ]
 }
 
+# rdma res shows a QP whose completions wait for its lent packets, within
+# SECS seconds; prints its count of them.
+held_shown() {
+	local i
+	for ((i = 0; i < $1 * 5 * TIMEOUT_SCALE; i++)); do
+		# iproute2 may break a QP's driver attributes over lines
+		rdma -dd res show qp 2> /dev/null | tr -s '\n\t ' ' ' |
+			grep -Eo -m 1 "drv_lent_packets [1-9][0-9]* drv_completions_held 1" &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # One 64 KiB WRITE, its packets held 2 s (times TIMEOUT_SCALE) in lo's
 # queue, its QP moved to ERR at once: the flush completion must wait for
 # them (rc_xfer -e: no sooner than 3/4 of the delay), as a completion
-# gives the consumer its buffer back.
+# gives the consumer its buffer back; rdma res shows the wait meanwhile.
 flush_held() {
-	local p0 d=$((2 * TIMEOUT_SCALE)) rc
+	local p0 d=$((2 * TIMEOUT_SCALE)) rc seen spid
 	p0=$(paged) || return 1
 	roce_netem delay "${d}s" limit 10000 || return 1
+	seen=$(mktemp) || return 1
+	held_shown 60 > "$seen" &
+	spid=$!
 	pair timeout 120 "$xfer" -s "$ip4" -p 7472 -e 0 -- \
 		timeout 120 "$xfer" -c "$ip4" -p 7472 -z 65536 -e $((d * 750))
 	rc=$?
+	wait "$spid" || rc=1
+	echo "rdma res during the wait: $(head -1 "$seen")"
+	rm -f "$seen"
 	tc qdisc del dev lo root || return 1
 	echo "tx_paged: $p0 -> $(paged)"
 	[ "$rc" -eq 0 ] && paged_since "$p0"

@@ -163,8 +163,9 @@ int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 	u32 next_psn, una_psn, epsn, msn, rd_inflight, rd_pending, held;
 	u32 in_flight, retransmits, probes, timeouts, naks_s, naks_r, rnr_r;
 	bool rnr_wait, recovering, peer_drops, timer, nak_out, cc_limited;
-	u32 cc_rate, cc_target, cc_alpha;
+	u32 cc_rate, cc_target, cc_alpha, lent;
 	u8 retry_left, rnr_left;
+	bool sq_held;
 
 	spin_lock_bh(&rqp->lock);
 	next_psn = rqp->next_psn;
@@ -193,6 +194,9 @@ int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 	cc_target = cc_limited ? rqp->cc.dcqcn.rt : 0;
 	cc_alpha = cc_limited ? rqp->cc.dcqcn.alpha : 0;
 	spin_unlock_bh(&rqp->lock);
+	lent = roce_txq_lent(rqp);
+	/* a snapshot: the core's flag, read without its lock */
+	sq_held = READ_ONCE(qp->sq_held);
 
 	if (rdma_nl_put_driver_u32_hex(msg, "next_psn", next_psn) ||
 	    rdma_nl_put_driver_u32_hex(msg, "una_psn", una_psn) ||
@@ -222,7 +226,9 @@ int roce_fill_res_qp(struct sk_buff *msg, struct srdma_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "cc_limited", cc_limited) ||
 	    rdma_nl_put_driver_u32(msg, "cc_rate_kbps", cc_rate) ||
 	    rdma_nl_put_driver_u32(msg, "cc_target_kbps", cc_target) ||
-	    rdma_nl_put_driver_u32(msg, "cc_alpha", cc_alpha))
+	    rdma_nl_put_driver_u32(msg, "cc_alpha", cc_alpha) ||
+	    rdma_nl_put_driver_u32(msg, "lent_packets", lent) ||
+	    rdma_nl_put_driver_u32(msg, "completions_held", sq_held))
 		return -EMSGSIZE;
 	return 0;
 }

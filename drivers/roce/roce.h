@@ -424,6 +424,7 @@ void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb);
 int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb);
 void roce_txq_resend(struct roce_qp *rqp);
 bool roce_txq_sq_held(struct srdma_qp *qp, bool success);
+u32 roce_txq_lent(struct roce_qp *rqp);
 bool roce_txq_room(struct roce_qp *rqp);
 
 /* req.c APIs: */

@@ -239,6 +239,12 @@ bool roce_txq_sq_held(struct srdma_qp *qp, bool success)
 	return atomic_read(&txq->lent) != 0;
 }
 
+/* For rdma res: lent packets not yet called back. Any context. */
+u32 roce_txq_lent(struct roce_qp *rqp)
+{
+	return atomic_read(&rqp->txq->lent);
+}
+
 /*
  * Count @skb, about to be handed to IP, as the QP's until the stack
  * frees it. The skb has no socket: its destructor is ours alone. A lent
