@@ -88,6 +88,40 @@ static struct rdma_cm_id *setup(const char *addr, const char *port, int server)
 	return cm_sync_endpoint(addr, port, server, &attr);
 }
 
+/* Register @data for the peer's WRITEs and READs, offered through @cp. */
+static struct ibv_mr *offer_buffer(struct rdma_cm_id *id, void *data,
+				   size_t size, struct peer_info *info,
+				   struct rdma_conn_param *cp)
+{
+	struct ibv_mr *mr = ibv_reg_mr(id->pd, data, size,
+				       IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ);
+
+	if (!mr)
+		return NULL;
+	info->addr = (uintptr_t)data;
+	info->rkey = mr->rkey;
+	info->len = size;
+	cp->private_data = info;
+	cp->private_data_len = sizeof(*info);
+	return mr;
+}
+
+/* The buffer the server offered, if it holds @size bytes. */
+static const struct peer_info *offered_buffer(struct rdma_cm_id *id,
+					      size_t size)
+{
+	const struct peer_info *info =
+		id->event ? id->event->param.conn.private_data : NULL;
+
+	if (!info || info->len < size) {
+		fprintf(stderr, "no usable buffer from the server\n");
+		return NULL;
+	}
+	return info;
+}
+
 static int run_server(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 {
 	uint8_t *data = malloc(size), *msg = malloc(size), *want = malloc(size);
@@ -100,19 +134,13 @@ static int run_server(struct rdma_cm_id *id, uint32_t rounds, size_t size)
 	if (!data || !msg || !want)
 		return 1;
 	memset(data, 0, size);
-	dmr = ibv_reg_mr(id->pd, data, size, IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	dmr = offer_buffer(id, data, size, &info, &cp);
 	mmr = rdma_reg_msgs(id, msg, size);
 	amr = rdma_reg_msgs(id, &ack, sizeof(ack));
 	if (!dmr || !mmr || !amr) {
 		perror("register");
 		return 1;
 	}
-	info.addr = (uintptr_t)data;
-	info.rkey = dmr->rkey;
-	info.len = size;
-	cp.private_data = &info;
-	cp.private_data_len = sizeof(info);
 	if (rdma_post_recv(id, NULL, msg, size, mmr) || rdma_accept(id, &cp)) {
 		perror("recv/accept");
 		return 1;
@@ -187,11 +215,9 @@ static int run_client(struct rdma_cm_id *id, uint32_t rounds, size_t size,
 		perror("recv/connect");
 		return 1;
 	}
-	info = id->event ? id->event->param.conn.private_data : NULL;
-	if (!info || info->len < size) {
-		fprintf(stderr, "no usable buffer from the server\n");
+	info = offered_buffer(id, size);
+	if (!info)
 		return 1;
-	}
 	for (round = 0; round < rounds; round++) {
 		pattern(wbuf, size, round, 0x3a17);
 		pattern(msg, size, round, 0x5e4d);
@@ -254,21 +280,13 @@ static int flush_server(struct rdma_cm_id *id, size_t size)
 	uint8_t *data = calloc(1, size);
 	struct rdma_conn_param cp = { .responder_resources = 1 };
 	struct peer_info info;
-	struct ibv_mr *dmr;
 
 	if (!data)
 		return 1;
-	dmr = ibv_reg_mr(id->pd, data, size, IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_WRITE);
-	if (!dmr) {
+	if (!offer_buffer(id, data, size, &info, &cp)) {
 		perror("register");
 		return 1;
 	}
-	info.addr = (uintptr_t)data;
-	info.rkey = dmr->rkey;
-	info.len = size;
-	cp.private_data = &info;
-	cp.private_data_len = sizeof(info);
 	if (rdma_accept(id, &cp)) {
 		perror("accept");
 		return 1;
@@ -295,11 +313,9 @@ static int flush_client(struct rdma_cm_id *id, size_t size, long min_ms)
 		perror("register/connect");
 		return 1;
 	}
-	info = id->event ? id->event->param.conn.private_data : NULL;
-	if (!info || info->len < size) {
-		fprintf(stderr, "no usable buffer from the server\n");
+	info = offered_buffer(id, size);
+	if (!info)
 		return 1;
-	}
 	if (rdma_post_write(id, NULL, wbuf, size, wmr, 0, info->addr,
 			    info->rkey)) {
 		perror("post");
