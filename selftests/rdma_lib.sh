@@ -203,7 +203,14 @@ server_listening() {
 	timeout 5 rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' ||
 		ss -ltn 2> /dev/null | grep -q ':18515 '
 }
-server_gone() { ! server_listening; }
+# ...and no rdma_cm id of a server before it still holds that port: its
+# teardown may outlast the listener's entry (a new server's
+# rdma_bind_addr then fails with the port in use)
+server_gone() {
+	! server_listening &&
+		! timeout 5 rdma res show cm_id 2> /dev/null |
+			grep -q 'src-addr [^ ]*:18515 '
+}
 
 # perftest 4.5-0.17 (Debian 12) cannot retry its rdma_cm connection: when
 # the client's first connect is refused because the server is not yet
