@@ -38,10 +38,7 @@ secs=${BENCH_SECS:-3}
 warm=${BENCH_WARMUP:-30}
 smp=${BENCH_SMP:-2}
 count=${BENCH_COUNT_MSGS:-1000}
-mtu=${BENCH_MTU:-}
-[[ "$mtu" =~ ^([1-9][0-9]*)?$ ]] || die "BENCH_MTU must be a number"
-out=$SRDMA_REPO/build/bench${mtu:+-mtu$mtu}
-mkdir -p "$out"
+bench_mtu_out
 
 [ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"
 case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac

@@ -48,10 +48,7 @@ fi
 systems=${BENCH_SYSTEMS:-tcp sroce siwarp rxe siw}
 secs=${BENCH_SECS:-3}
 warm=${BENCH_WARMUP:-30}
-mtu=${BENCH_MTU:-}
-[[ "$mtu" =~ ^([1-9][0-9]*)?$ ]] || die "BENCH_MTU must be a number"
-out=$SRDMA_REPO/build/bench${mtu:+-mtu$mtu}
-mkdir -p "$out"
+bench_mtu_out
 
 command -v gnuplot > /dev/null || die "gnuplot missing; run 'make deps'"
 [ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"

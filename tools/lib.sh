@@ -89,6 +89,16 @@ srdma_kver_series() {
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# bench_mtu_out: check BENCH_MTU (eth0's MTU in the guests; empty for
+# their default) and set mtu to it and out to the bench's output directory
+# for it, build/bench or build/bench-mtuN, created.
+bench_mtu_out() {
+	mtu=${BENCH_MTU:-}
+	[[ "$mtu" =~ ^([1-9][0-9]*)?$ ]] || die "BENCH_MTU must be a number"
+	out=$SRDMA_REPO/build/bench${mtu:+-mtu$mtu}
+	mkdir -p "$out"
+}
+
 # bench_follow PID VMDIR: while the VM run PID lives, print each new
 # "bench[host1]" line of host1's script log (one per measurement), so a
 # long bench shows its progress.
