@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One side of tools/profile.sh, run in each of two VMs on one wire: per
-# system, host2 serves an ib_write_bw stream and host1 sends it; in the
-# middle of the stream both trace the system's entry points with the
-# function_graph tracer for PROFILE_SECS and sum the trace into a call
-# tree (tools/ftrace_graph_sum.py): $VM_OUT/profile-SYSTEM.txt, the
-# tracer's overruns above the tree and (host1) the stream's bandwidth
-# below it; the raw trace stays beside it, trace-SYSTEM.txt.
+# system, host2 serves an ib_write_bw (or ib_send_bw) stream and host1
+# sends it; in the middle of the stream both trace the system's entry
+# points with the function_graph tracer for PROFILE_SECS and sum the
+# trace into a call tree (tools/ftrace_graph_sum.py):
+# $VM_OUT/profile-SYSTEM.txt, the tracer's overruns above the tree and
+# (host1) the stream's bandwidth below it; the raw trace stays beside it,
+# trace-SYSTEM.txt.
 #
 # Environment (from profile.sh): PROFILE_SYSTEMS, PROFILE_SIZE,
-# PROFILE_SECS, PROFILE_WARMUP, PROFILE_DEPTH, PROFILE_MTU,
+# PROFILE_SECS, PROFILE_WARMUP, PROFILE_DEPTH, PROFILE_MTU, PROFILE_VERB,
 # PROFILE_FUNCS_<SYSTEM>.
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
@@ -23,6 +24,7 @@ me=$VM_HOST
 addr=192.0.2.$((10 + me))
 systems=${PROFILE_SYSTEMS:-sroce}
 size=${PROFILE_SIZE:-65536}
+verb=${PROFILE_VERB:-write}
 secs=${PROFILE_SECS:-2}
 warm=${PROFILE_WARMUP:-20}
 depth=${PROFILE_DEPTH:-3}
@@ -84,7 +86,7 @@ trace_sum() {
 	cat "$tr/trace" > "$raw"
 	echo nop > "$tr/current_tracer"
 	{
-		echo "host$me, $sys: ${traced[*]} traced ${secs}s at depth $depth, ${warm}s into a $size B WRITE stream"
+		echo "host$me, $sys: ${traced[*]} traced ${secs}s at depth $depth, ${warm}s into a $size B ${verb^^} stream"
 		grep -m1 'entries-in-buffer' "$raw" || true
 		grep -h 'overrun' "$tr/per_cpu/cpu"*/stats 2> /dev/null | paste -sd ' '
 		/usr/bin/python3 "$VM_REPO/tools/ftrace_graph_sum.py" "$raw"
@@ -106,10 +108,10 @@ for sys in $systems; do
 	tpid=$!
 	# shellcheck disable=SC2046 # conn_args is a list of options
 	if [ "$me" = 2 ]; then
-		timeout $((dur + 60)) ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$dur" -s "$size" -p "$port" > "$VM_OUT/server-$sys.out" 2>&1 || rc=1
+		timeout $((dur + 60)) ib_${verb}_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$dur" -s "$size" -p "$port" > "$VM_OUT/server-$sys.out" 2>&1 || rc=1
 	else
 		end=$((SECONDS + 60))
-		while ! timeout $((dur + 40)) ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$dur" -s "$size" -p "$port" 192.0.2.12 > "$VM_OUT/last.out" 2>&1; do
+		while ! timeout $((dur + 40)) ib_${verb}_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$dur" -s "$size" -p "$port" 192.0.2.12 > "$VM_OUT/last.out" 2>&1; do
 			{ echo "==== $sys, at ${SECONDS}s"; cat "$VM_OUT/last.out"; } >> "$VM_OUT/failed.out"
 			[ "$SECONDS" -lt "$end" ] || { rc=1; break; }
 			sleep 1

@@ -8,7 +8,8 @@
 # traces, so compare shares within one tree, and systems within one run.
 #
 # Environment: PROFILE_SYSTEMS (sroce), PROFILE_SIZE (65536 B),
-# PROFILE_SECS (2 s traced), PROFILE_WARMUP (20 s of stream first),
+# PROFILE_VERB (write, or send for a SEND stream), PROFILE_SECS (2 s
+# traced), PROFILE_WARMUP (20 s of stream first),
 # PROFILE_DEPTH (3 levels from each entry point), PROFILE_MTU (the wire's
 # MTU, as BENCH_MTU: 9000 for RoCE's 4096 path MTU), PROFILE_FUNCS_SROCE
 # (and _SIWARP, _RXE, _SIW: the entry points, replacing the defaults in
@@ -26,10 +27,11 @@ secs=${PROFILE_SECS:-2}
 out=$SRDMA_REPO/build/profile
 mkdir -p "$out"
 [ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"
+case ${PROFILE_VERB:-write} in write | send) ;; *) die "PROFILE_VERB: write or send, not $PROFILE_VERB" ;; esac
 case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 
 env=()
-for v in PROFILE_SIZE PROFILE_DEPTH PROFILE_MTU PROFILE_FUNCS_SROCE PROFILE_FUNCS_SIWARP \
+for v in PROFILE_SIZE PROFILE_VERB PROFILE_DEPTH PROFILE_MTU PROFILE_FUNCS_SROCE PROFILE_FUNCS_SIWARP \
 	PROFILE_FUNCS_RXE PROFILE_FUNCS_SIW; do
 	[ -n "${!v:-}" ] && env+=(-e "$v=${!v}")
 done
