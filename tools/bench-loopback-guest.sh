@@ -17,8 +17,8 @@
 # $VM_OUT/loopback-counts.csv.
 #
 # Environment (from bench-loopback.sh): BENCH_SYSTEMS, BENCH_SIZES,
-# BENCH_REPS, BENCH_SECS (seconds per point), BENCH_WARMUP (seconds),
-# BENCH_COUNT_MSGS, BENCH_MTU (eth0's MTU, if set: the RoCE path MTU of
+# BENCH_LOOPBACK_OPS, BENCH_LOOPBACK_RPS, BENCH_REPS, BENCH_SECS (seconds
+# per point), BENCH_WARMUP (seconds), BENCH_COUNT_MSGS, BENCH_MTU (eth0's MTU, if set: the RoCE path MTU of
 # the port follows it; lo's stays).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
@@ -38,6 +38,7 @@ out=$VM_OUT/loopback.csv
 cpu_out=$VM_OUT/loopback-cpu.csv
 counts_out=$VM_OUT/loopback-counts.csv
 count=${BENCH_COUNT_MSGS:-1000}
+ops=${BENCH_LOOPBACK_OPS:-write send_ev}
 port=20000
 
 log() { echo "bench[host$VM_HOST]: $*" >&2; }
@@ -103,10 +104,20 @@ lo_point() {
 }
 
 # For TCP, OP only names the row: "stream", or "ref-SYSTEM" for the run
-# made next to that system's points.
+# made next to that system's points. OP write: RDMA WRITE bandwidth,
+# perftest busy-polling. OP send_ev: SEND bandwidth with both sides
+# sleeping on completion events (-e), as iperf3 sleeps in its sockets, so
+# that no spinning takes CPU from the transport. perftest has no duration
+# mode with events: it sends about $secs seconds' worth at 50 MB/s, and
+# the row records the bytes moved.
 bw_point() { # SYSTEM OP SIZE REP
-	local sys=$1 op=$2 size=$3 rep=$4 id mbs="" mpps=""
+	local sys=$1 op=$2 size=$3 rep=$4 id mbs="" mpps="" bytes="" iters
+	local verb=write len="-D $secs"
 	id=$sys/bw/$op/$size/$rep
+	if [ "$op" = send_ev ]; then
+		iters=$(((secs * 50000000 + size - 1) / size))
+		verb=send len="-e -n $iters" bytes=$((iters * size))
+	fi
 	log "$id"
 	if [ "$sys" = tcp ]; then
 		# iperf3 -J exits 0 even when refused: the JSON says "error"
@@ -118,12 +129,12 @@ bw_point() { # SYSTEM OP SIZE REP
 try: print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8e6))
 except Exception: print("")' < "$VM_OUT/last.out")
 	else
-		# shellcheck disable=SC2046 # conn_args is a list of options
-		lo_point "$id" ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -s "$size" -p @PORT@ -- \
-			ib_write_bw -d dev0 $(conn_args "$sys" "$addr") -F -D "$secs" -s "$size" -p @PORT@ "$addr"
+		# shellcheck disable=SC2046,SC2086 # option lists
+		lo_point "$id" "ib_${verb}_bw" -d dev0 $(conn_args "$sys" "$addr") -F $len -s "$size" -p @PORT@ -- \
+			"ib_${verb}_bw" -d dev0 $(conn_args "$sys" "$addr") -F $len -s "$size" -p @PORT@ "$addr"
 		read -r mbs mpps < <(awk '/#bytes/ { getline; print $4, $5; exit }' "$VM_OUT/last.out")
 	fi
-	echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},,," >> "$out"
+	echo "$id,$sys,bw,$op,$size,$rep,${mbs:-},${mpps:-},,,$bytes" >> "$out"
 	log "$id: ${mbs:-no} MB/s"
 }
 
@@ -176,6 +187,12 @@ echo "id,system,kind,op,size,rep,mbytes_per_s,mpps,lat_typical_us,lat_p99_us,byt
 echo "system,messages,counter,difference" > "$counts_out"
 : > "$cpu_out"
 wire_mtu "${BENCH_MTU:-}" || { log "eth0 refused MTU $BENCH_MTU"; exit 1; }
+# lo hands a packet to its receiver on the sending CPU; with RPS another
+# CPU may take the receive side (BENCH_LOOPBACK_RPS: a CPU mask)
+if [ -n "${BENCH_LOOPBACK_RPS:-}" ]; then
+	echo "$BENCH_LOOPBACK_RPS" > /sys/class/net/lo/queues/rx-0/rps_cpus ||
+		{ log "lo refused RPS mask $BENCH_LOOPBACK_RPS"; exit 1; }
+fi
 log "loopback on eth0, $addr to itself: $(ip -o route get "$addr" 2> /dev/null)"
 for sys in $systems; do
 	log "system $sys"
@@ -190,7 +207,9 @@ for sys in $systems; do
 			# TCP next to each system's points, so that the ratio
 			# compares runs made a minute apart at most
 			bw_point tcp "ref-$sys" "$size" "$rep"
-			bw_point "$sys" write "$size" "$rep"
+			for op in $ops; do
+				bw_point "$sys" "$op" "$size" "$rep"
+			done
 		done
 	done
 	count_point "$sys"

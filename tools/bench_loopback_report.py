@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Summarise the loopback mode of `make bench` (one VM, each device to
-itself): medians of the RDMA WRITE bandwidth and of TCP's, CPU time per
+itself): medians of the RDMA WRITE bandwidth (busy-polling), of the SEND
+bandwidth with both sides sleeping on events, and of TCP's, CPU time per
 GB, loopback-summary.csv and the table with the ratios the targets name.
 
   bench_loopback_report.py OUT_DIR SECONDS_PER_POINT
@@ -17,10 +18,13 @@ import sys
 
 from bench_report import ORDER, fmt, load, ratio
 
+OPS = ["write", "send_ev"]
 
-def point(m, s, size):
-    """System s's WRITE medians at size; TCP's own stream for "tcp"."""
-    return m.get((s, "bw", "stream" if s == "tcp" else "write", size), {})
+
+def point(m, s, size, op="write"):
+    """System s's medians of op ("write", or "send_ev": SEND sleeping on
+    events) at size; TCP's own stream for "tcp"."""
+    return m.get((s, "bw", "stream" if s == "tcp" else op, size), {})
 
 
 def tcp_ref(m, s, size):
@@ -83,28 +87,34 @@ def main():
     sizes = sorted({k[3] for k in m if k[1] == "bw"})
 
     rows = []
-    for size in sizes:
-        for s in systems:
-            v, ref = point(m, s, size), tcp_ref(m, s, size)
-            if not v and s != "tcp":
-                continue
-            if s == "tcp":
-                ref = {}
-            rows.append((s, size, v.get("mbs"), ref.get("mbs"),
-                         ratio(v.get("mbs"), ref.get("mbs")), v.get("cpu"), v.get("kcpu")))
+    for op in OPS:
+        for size in sizes:
+            for s in systems:
+                v, ref = point(m, s, size, op), tcp_ref(m, s, size)
+                if s == "tcp":
+                    if op != "write":
+                        continue
+                    ref = {}
+                elif not v:
+                    continue
+                rows.append((s, "stream" if s == "tcp" else op, size, v.get("mbs"),
+                             ref.get("mbs"), ratio(v.get("mbs"), ref.get("mbs")),
+                             v.get("cpu"), v.get("kcpu")))
     with open(os.path.join(out, "loopback-summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["system", "size", "mbytes_per_s", "tcp_ref_mbytes_per_s",
+        w.writerow(["system", "op", "size", "mbytes_per_s", "tcp_ref_mbytes_per_s",
                     "ratio_to_tcp", "cpu_s_per_gb", "kernel_cpu_s_per_gb"])
         w.writerows(rows)
 
     print("\nLoopback: one VM, each device on eth0 to itself (TCP: iperf3, the"
-          " address to itself over lo);\nRDMA WRITE (ib_write_bw), medians")
-    print("%-7s %8s %10s %10s %8s %10s %10s" % (
-        "system", "size", "MB/s", "TCP MB/s", "/ TCP", "CPU s/GB", "kern s/GB"))
-    for s, size, mbs, ref, r, cpu, kcpu in rows:
-        print("%-7s %8d %10s %10s %8s %10s %10s" % (
-            s, size, fmt(mbs), fmt(ref), fmt(r, "%.2f"),
+          " address to itself over lo);\nwrite: RDMA WRITE (ib_write_bw), busy-polling;"
+          " send_ev: SEND (ib_send_bw -e),\nboth sides sleeping on completion events;"
+          " medians")
+    print("%-7s %-8s %8s %10s %10s %8s %10s %10s" % (
+        "system", "op", "size", "MB/s", "TCP MB/s", "/ TCP", "CPU s/GB", "kern s/GB"))
+    for s, op, size, mbs, ref, r, cpu, kcpu in rows:
+        print("%-7s %-8s %8d %10s %10s %8s %10s %10s" % (
+            s, op, size, fmt(mbs), fmt(ref), fmt(r, "%.2f"),
             fmt(cpu, "%.2f"), fmt(kcpu, "%.2f")))
 
     if 65536 in sizes:
@@ -125,6 +135,10 @@ def main():
                 s, "kernel CPU per GB / TCP",
                 fmt(ratio(point(m, s, 65536).get("kcpu"),
                           tcp_ref(m, s, 65536).get("kcpu")), "%.2f")))
+            print("  %-7s %-32s %8s  (for reference)" % (
+                s, "64 KiB SEND, events / TCP",
+                fmt(ratio(point(m, s, 65536, "send_ev").get("mbs"),
+                          tcp_ref(m, s, 65536).get("mbs")), "%.2f")))
     print_counts(out)
     print("\nCSV: %s/loopback.csv, %s/loopback-summary.csv,"
           " %s/loopback-counts.csv" % (out, out, out))
