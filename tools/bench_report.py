@@ -97,6 +97,34 @@ def kmsg(m, s):
     return m.get((s, "bw", "send", 64), {}).get("kmsg")
 
 
+# ib_send_lat -n in tools/bench-guest.sh: each iteration is one SEND each way
+LAT_ITERS = 300
+
+
+def kmsg_alone(out, secs, s):
+    """System s's kernel CPU time per 64 B SEND with each side's set-up
+    and teardown left out, microseconds (median over repetitions): the
+    message-rate point's kernel time less that of the 64 B SEND latency
+    point of the same repetition, which pays the same set-up for
+    2 * LAT_ITERS messages, over the difference of their messages."""
+    kern = {}
+    for row in csv.reader(open(os.path.join(out, "cpu.csv"))):
+        if len(row) >= 5:
+            kern[row[0]] = kern.get(row[0], 0) + float(row[4])
+    vals = []
+    for p in csv.DictReader(open(os.path.join(out, "points.csv"))):
+        if (p["system"], p["kind"], p["op"], p["size"]) != (s, "bw", "send", "64"):
+            continue
+        lat_id = "%s/lat/send/64/%s" % (s, p["rep"])
+        msgs = messages(p, secs)
+        if (not num(p["mbytes_per_s"]) or not msgs or msgs <= 2 * LAT_ITERS or
+                p["id"] not in kern or lat_id not in kern):
+            continue
+        vals.append((kern[p["id"]] - kern[lat_id]) / USER_HZ /
+                    (msgs - 2 * LAT_ITERS) * 1e6)
+    return median(vals)
+
+
 def fmt(v, spec="%.1f"):
     return spec % v if v is not None else "-"
 
@@ -157,6 +185,10 @@ def main():
     print("Kernel CPU per 64 B SEND in it, microseconds (system, irq, softirq;"
           " both hosts): " + ", ".join(
               "%s %s" % (s, fmt(kmsg(m, s))) for s in rdma))
+    alone = {s: kmsg_alone(out, secs, s) for s in rdma}
+    print("The same without each side's set-up and teardown (the 64 B latency"
+          " point's kernel time,\nthe same set-up for %d messages, taken off): " %
+          (2 * LAT_ITERS) + ", ".join("%s %s" % (s, fmt(alone[s])) for s in rdma))
     for op, field, what in [
             ("write", "cpu", "CPU seconds per GB, 64 KiB WRITE (both hosts)"),
             ("write", "kcpu", "of it in the kernel (system, irq, softirq; no"
@@ -200,6 +232,10 @@ def main():
                   (s, "64 B SEND latency / UDP", fmt(ratio(lat, udp_lat), "%.2f")))
         print("  %-7s %-32s %8s  (for reference: no user-space polling)" %
               (s, "kernel CPU per GB / TCP", fmt(ratio(w64.get("kcpu"), tcp64.get("kcpu")), "%.2f")))
+        for peer in ["rxe", "siw"]:
+            print("  %-7s %-32s %8s  (for reference: set-up left out)" %
+                  (s, "kernel CPU per msg / " + peer,
+                   fmt(ratio(alone.get(s), alone.get(peer)), "%.2f")))
         ev64 = bw_point(m, s, "send_ev", 65536)
         print("  %-7s %-32s %8s  (for reference: SEND, sleeping on events)" %
               (s, "CPU per GB / TCP, events", fmt(ratio(ev64.get("cpu"), tcp64.get("cpu")), "%.2f")))
