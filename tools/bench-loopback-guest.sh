@@ -7,9 +7,10 @@
 # loopback route (lo), so TCP, siwarp's and siw's kernel TCP connections
 # and sroce's UDP packets go through lo; rdma_rxe hands a packet for its
 # own MAC straight to its receive path. Each point measures 64 KiB RDMA
-# WRITE bandwidth (ib_write_bw) or, for TCP, iperf3 between the same
-# address and itself, and the CPU time of the whole VM for it (server and
-# client together). Rows and columns are those of tools/bench-guest.sh:
+# WRITE bandwidth (ib_write_bw), SEND bandwidth sleeping on events
+# (ib_send_bw -e) or, for TCP, iperf3 between the same address and
+# itself, and the CPU time of the whole VM for it (server and client
+# together). Rows and columns are those of tools/bench-guest.sh:
 # $VM_OUT/loopback.csv as points.csv, $VM_OUT/loopback-cpu.csv as cpu.csv.
 #
 # After each RDMA system's points, one run of BENCH_COUNT_MSGS (1000)
@@ -18,8 +19,8 @@
 #
 # Environment (from bench-loopback.sh): BENCH_SYSTEMS, BENCH_SIZES,
 # BENCH_LOOPBACK_OPS, BENCH_LOOPBACK_RPS, BENCH_REPS, BENCH_SECS (seconds
-# per point), BENCH_WARMUP (seconds), BENCH_COUNT_MSGS, BENCH_MTU (eth0's MTU, if set: the RoCE path MTU of
-# the port follows it; lo's stays).
+# per point), BENCH_WARMUP (seconds), BENCH_COUNT_MSGS, BENCH_MTU (eth0's
+# MTU, if set: the RoCE path MTU of the port follows it; lo's stays).
 set -uo pipefail
 export PATH=$VM_REPO/tools/vm/bin:$PATH
 export REPO=$VM_REPO
