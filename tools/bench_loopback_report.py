@@ -72,7 +72,9 @@ def print_counts(out):
     for s in [s for s in ORDER if s in c]:
         msgs, diffs = c[s]
         for name, what in COUNTS:
-            if name in diffs:
+            # one module counts for both transports: a zero is the other
+            # transport's counter, except for resends, whose zero is news
+            if diffs.get(name) or (name == "retransmits" and name in diffs):
                 print("  %-7s %-24s %10.2f  %s" % (s, name, diffs[name] / msgs, what))
 
 
