@@ -15,6 +15,13 @@ wire_mtu() {
 	[ -z "${1:-}" ] || ip link set eth0 mtu "$1"
 }
 
+# send_ev_iters SECS SIZE RATE: the SENDs of SIZE bytes that fill SECS
+# seconds at RATE bytes/s, for perftest's event mode (-e), which has no
+# duration mode and sends a count
+send_ev_iters() {
+	echo $((($1 * $3 + $2 - 1) / $2))
+}
+
 setup() { # SYSTEM: its device dev0 on eth0 alone (none for tcp)
 	rdma_all_down dev0
 	[ "$1" = tcp ] && return 0

@@ -73,7 +73,7 @@ bw_point() { # SYSTEM OP SIZE REP
 	local sys=$1 op=$2 size=$3 rep=$4 id r mbs mpps verb=$2 len="-D $secs" bytes="" iters
 	port=$((port + 1))
 	if [ "$op" = send_ev ]; then
-		iters=$(((secs * 25000000 + size - 1) / size))
+		iters=$(send_ev_iters "$secs" "$size" 25000000)
 		verb=send len="-e -n $iters" bytes=$((iters * size))
 	fi
 	id=$sys/bw/$op/$size/$rep

@@ -116,7 +116,7 @@ bw_point() { # SYSTEM OP SIZE REP
 	local verb=write len="-D $secs"
 	id=$sys/bw/$op/$size/$rep
 	if [ "$op" = send_ev ]; then
-		iters=$(((secs * 50000000 + size - 1) / size))
+		iters=$(send_ev_iters "$secs" "$size" 50000000)
 		verb=send len="-e -n $iters" bytes=$((iters * size))
 	fi
 	log "$id"
