@@ -28,18 +28,24 @@ def median(values):
     return statistics.median(values) if values else None
 
 
-def load(out, secs, points_csv="points.csv", cpu_csv="cpu.csv"):
-    """The medians of every point in OUT's POINTS_CSV, with CPU_CSV's CPU
-    time per GB and kernel CPU time per message (microseconds)."""
-    points = list(csv.DictReader(open(os.path.join(out, points_csv))))
-    # jiffies per point, both hosts: all busy time, and the kernel's share
-    # (system, irq, softirq) that leaves out user-space CQ polling
+def cpu_jiffies(out, cpu_csv="cpu.csv"):
+    """Jiffies per point id in OUT's CPU_CSV, both hosts summed: all busy
+    time, and the kernel's share (system, irq, softirq) that leaves out
+    user-space CQ polling."""
     busy, kern = {}, {}
     for row in csv.reader(open(os.path.join(out, cpu_csv))):
         if len(row) >= 3:
             busy[row[0]] = busy.get(row[0], 0) + float(row[2])
         if len(row) >= 5:
             kern[row[0]] = kern.get(row[0], 0) + float(row[4])
+    return busy, kern
+
+
+def load(out, secs, points_csv="points.csv", cpu_csv="cpu.csv"):
+    """The medians of every point in OUT's POINTS_CSV, with CPU_CSV's CPU
+    time per GB and kernel CPU time per message (microseconds)."""
+    points = list(csv.DictReader(open(os.path.join(out, points_csv))))
+    busy, kern = cpu_jiffies(out, cpu_csv)
     groups = {}
     for p in points:
         key = (p["system"], p["kind"], p["op"], int(p["size"]))
@@ -101,28 +107,25 @@ def kmsg(m, s):
 LAT_ITERS = 300
 
 
-def kmsg_alone(out, secs, s):
-    """System s's kernel CPU time per 64 B SEND with each side's set-up
-    and teardown left out, microseconds (median over repetitions): the
+def kmsg_alone(out, secs):
+    """{system: kernel CPU time per 64 B SEND with each side's set-up and
+    teardown left out, microseconds (median over repetitions)}: the
     message-rate point's kernel time less that of the 64 B SEND latency
     point of the same repetition, which pays the same set-up for
     2 * LAT_ITERS messages, over the difference of their messages."""
-    kern = {}
-    for row in csv.reader(open(os.path.join(out, "cpu.csv"))):
-        if len(row) >= 5:
-            kern[row[0]] = kern.get(row[0], 0) + float(row[4])
-    vals = []
+    kern = cpu_jiffies(out)[1]
+    vals = {}
     for p in csv.DictReader(open(os.path.join(out, "points.csv"))):
-        if (p["system"], p["kind"], p["op"], p["size"]) != (s, "bw", "send", "64"):
+        if (p["kind"], p["op"], p["size"]) != ("bw", "send", "64"):
             continue
-        lat_id = "%s/lat/send/64/%s" % (s, p["rep"])
+        lat_id = "%s/lat/send/64/%s" % (p["system"], p["rep"])
         msgs = messages(p, secs)
         if (not num(p["mbytes_per_s"]) or not msgs or msgs <= 2 * LAT_ITERS or
                 p["id"] not in kern or lat_id not in kern):
             continue
-        vals.append((kern[p["id"]] - kern[lat_id]) / USER_HZ /
-                    (msgs - 2 * LAT_ITERS) * 1e6)
-    return median(vals)
+        vals.setdefault(p["system"], []).append(
+            (kern[p["id"]] - kern[lat_id]) / USER_HZ / (msgs - 2 * LAT_ITERS) * 1e6)
+    return {s: median(v) for s, v in vals.items()}
 
 
 def fmt(v, spec="%.1f"):
@@ -185,10 +188,10 @@ def main():
     print("Kernel CPU per 64 B SEND in it, microseconds (system, irq, softirq;"
           " both hosts): " + ", ".join(
               "%s %s" % (s, fmt(kmsg(m, s))) for s in rdma))
-    alone = {s: kmsg_alone(out, secs, s) for s in rdma}
+    alone = kmsg_alone(out, secs)
     print("The same without each side's set-up and teardown (the 64 B latency"
           " point's kernel time,\nthe same set-up for %d messages, taken off): " %
-          (2 * LAT_ITERS) + ", ".join("%s %s" % (s, fmt(alone[s])) for s in rdma))
+          (2 * LAT_ITERS) + ", ".join("%s %s" % (s, fmt(alone.get(s))) for s in rdma))
     for op, field, what in [
             ("write", "cpu", "CPU seconds per GB, 64 KiB WRITE (both hosts)"),
             ("write", "kcpu", "of it in the kernel (system, irq, softirq; no"
