@@ -62,7 +62,7 @@ kmods=/lib/modules/$(uname -r)
 if [ -n "${VM_KROOT:-}" ] && [ ! -d "$kmods" ] && [ -d "$VM_KROOT$kmods" ]; then
 	mkdir -p "$kmods" && mount --bind "$VM_KROOT$kmods" "$kmods"
 fi
-export VM_OUT=$vmout VM_HOST VM_NHOSTS VM_REPO
+export VM_OUT=$vmout VM_HOST VM_NHOSTS VM_REPO VM_WIRE
 export VM_IP4="192.0.2.$((10 + VM_HOST))" VM_IP6="2001:db8::$((10 + VM_HOST))"
 export PATH="$VM_REPO/tools/vm/bin:$PATH" HOME=/root TERM=dumb LANG=C.UTF-8
 echo "SRDMA-VM-BOOTED host$VM_HOST uptime=$(cut -d' ' -f1 /proc/uptime)s"

@@ -11,6 +11,7 @@
 # VM_APPEND adds kernel command-line parameters. VM_LOCK=FILE waits for an
 # flock on FILE before booting, so that runs started by several callers on
 # one small machine take turns instead of starving each other's VMs.
+# VM_WIRE=tap joins two hosts with NICs that have offloads (below).
 # Host i is "host$i" with 192.0.2.(10+i)/24 and 2001:db8::(10+i)/64 on eth0.
 # The host's / is the guest's / (read-only, tmpfs overlay on top), so CMD and
 # the repo live at the same paths. Results: build/vm/out/NAME/host$i/
@@ -35,7 +36,7 @@ while getopts "n:t:N:m:s:e:h" o; do
 	m) mem=$OPTARG ;;
 	s) smp=$OPTARG ;;
 	e) [[ "$OPTARG" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants VAR=VALUE"; envs+=("$OPTARG") ;;
-	*) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -82,7 +83,24 @@ free_port() {
 # delayed ACK on the host, ~40 ms (measured: every burst of two UDP
 # datagrams took 44 ms round trip, one took 1.2 ms). A Unix socket has
 # neither Nagle nor loss.
-if [ "$hosts" -eq 2 ]; then
+#
+# VM_WIRE=tap joins two VMs through TAP devices on a bridge of this host
+# instead (tools/vm/tap-wire.sh; root only), with virtio-net's offloads:
+# the stream wire gives its guests no checksum offload, no scatter-gather
+# and no TSO, which every real NIC has, and so never runs the paths that
+# need them (zero-copy transmit, TCP's segmentation offload).
+wire_kind=${VM_WIRE:-stream}
+case "$wire_kind" in
+stream) ;;
+tap) [ "$hosts" -eq 2 ] || die "VM_WIRE=tap joins two hosts, not $hosts" ;;
+*) die "VM_WIRE is stream or tap, not $wire_kind" ;;
+esac
+if [ "$wire_kind" = tap ]; then
+	wire=srw$$
+	wire=${wire:0:12}
+	trap '"$here/tap-wire.sh" down "$wire"' EXIT
+	"$here/tap-wire.sh" up "$wire" || die "VM_WIRE=tap: no TAP wire"
+elif [ "$hosts" -eq 2 ]; then
 	wire_dir=$(mktemp -d /tmp/srdma-wire.XXXXXX)
 	trap 'rm -rf "$wire_dir"' EXIT
 	wire=$wire_dir/sock
@@ -93,6 +111,8 @@ netdev_for() {
 	local i=$1
 	if [ "$hosts" -eq 1 ]; then
 		echo "hubport,id=n0,hubid=0"
+	elif [ "$wire_kind" = tap ]; then
+		echo "tap,id=n0,ifname=${wire}t$i,script=no,downscript=no,vnet_hdr=on"
 	elif [ "$hosts" -eq 2 ]; then
 		if [ "$i" -eq 1 ]; then
 			echo "stream,id=n0,server=on,addr.type=unix,addr.path=$wire"
@@ -117,6 +137,7 @@ for ((i = 1; i <= hosts; i++)); do
 	{
 		echo "VM_HOST=$i"
 		echo "VM_NHOSTS=$hosts"
+		echo "VM_WIRE=$wire_kind"
 		printf 'VM_REPO=%q\n' "$SRDMA_REPO"
 		echo "VM_SCRIPT_TIMEOUT=$((limit > 60 ? limit - 30 : limit))"
 		printf 'VM_KROOT=%q\n' "${SRDMA_KROOT:-}"
@@ -147,7 +168,7 @@ for ((i = 1; i <= hosts; i++)); do
 		> "$out/qemu.log" 2>&1 &
 	pids[i]=$!
 	# The connecting side fails at once if the listener is not up yet.
-	if [ "$hosts" -eq 2 ] && [ "$i" -eq 1 ]; then
+	if [ "$hosts" -eq 2 ] && [ "$wire_kind" = stream ] && [ "$i" -eq 1 ]; then
 		for _ in $(seq 100); do
 			[ -S "$wire" ] && break
 			sleep 0.1
