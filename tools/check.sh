@@ -5,7 +5,8 @@
 #
 # Tests whose header says "# vm: shared" run one after another in a single
 # VM; each "# vm: own" test gets a fresh VM (it leaves modules loaded or
-# needs a clean kernel); "# vm-hosts: N" tests get N VMs on one wire.
+# needs a clean kernel); "# vm-hosts: N" tests get N VMs on one wire
+# ("# vm-wire: tap": the TAP wire, tools/vm/tap-wire.sh).
 # A test also fails when the kernel logged an oops/BUG/WARNING while it ran,
 # and a VM that hangs or dies fails its group. Assumes srdma.ko is built.
 # SRDMA_CHECK_TESTS="a.sh b.sh" runs a subset; SRDMA_CHECK_KO tests another
@@ -123,6 +124,8 @@ boot_died() {
 }
 
 # run_group NAME HOSTS TEST...: one VM run, then collect every test's results.
+# group_wire is the wire of the run (VM_WIRE of tools/vm/run.sh).
+group_wire=stream
 run_group() {
 	local name=$1 hosts=$2 limit=$((120 * scale)) t secs vrc=0 out i label rc dirty attempt
 	shift 2
@@ -133,7 +136,7 @@ run_group() {
 	say "VM group $name ($hosts host(s)): $*"
 	for attempt in 1 2; do
 		vrc=0
-		"$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
+		VM_WIRE=$group_wire "$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
 			-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" ${guest_env[@]+"${guest_env[@]}"} -- \
 			"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
 		# A guest kernel that dies while booting, before any test or
@@ -190,6 +193,16 @@ done
 
 [ "${#shared[@]}" = 0 ] || run_group shared 1 "${shared[@]}"
 for t in "${own[@]}"; do run_group "${t%.sh}" 1 "$t"; done
-for t in "${multi[@]}"; do run_group "${t%.sh}" "$(header "$t" vm-hosts)" "$t"; done
+# A test whose header says "# vm-wire: tap" runs on the TAP wire, with
+# virtio-net's offloads (tools/vm/tap-wire.sh), where this host can make one.
+for t in "${multi[@]}"; do
+	group_wire=$(header "$t" vm-wire)
+	group_wire=${group_wire:-stream}
+	if [ "$group_wire" = tap ] && ! why=$("$here/vm/tap-wire.sh" probe); then
+		record SKIP "${t%.sh}: no TAP wire on this host: $why"
+		continue
+	fi
+	run_group "${t%.sh}" "$(header "$t" vm-hosts)" "$t"
+done
 
 summary
