@@ -12,6 +12,9 @@
 # of unrecorded traffic per system. BENCH_MTU=N sets both hosts' eth0 to
 # an MTU of N first (9000: RoCE's 4096-byte path MTU, as RoCE fabrics run;
 # the default 1500 allows 1024), with its output in build/bench-mtuN/.
+# VM_WIRE=tap runs on the TAP wire, whose NICs have scatter-gather,
+# checksum offload and TSO (tools/vm/tap-wire.sh; root only), with its
+# output in build/bench-tap/ (build/bench-mtuN-tap/).
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #   tools/bench.sh --scale [-q]   the scale mode instead: 1 to 1,000
