@@ -10,7 +10,7 @@
 # SRDMA_CHECK_SERIES another kernel series than 6.12. BUILD_LOCK=FILE
 # takes an flock on FILE for the build (VM_LOCK does so for each VM run).
 #
-# The subset, about 13 minutes under TCG on two cores: everything that
+# The subset, about 12 minutes under TCG on two cores: everything that
 # touches an API that differs between 6.1 and 6.12 (create_cq, the object
 # life cycle, netdev events, the module notifier keeping rdma_rxe out) and
 # each transport's data path between two hosts, with the stock user space
@@ -18,7 +18,8 @@
 # rules, since 6.12 pins read-only MRs differently (a write-sealed memfd
 # can be registered for reading there); and srdma_observe, whose siwarp
 # transfer over lo goes to TCP by MSG_SPLICE_PAGES there (6.1:
-# kernel_sendpage).
+# kernel_sendpage), and wire_offload, whose lent RoCE packets go through
+# 6.12's zero-copy callbacks (struct ubuf_info_ops) across a NIC.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -57,6 +58,7 @@ fi
 
 tests=(srdma_logic.sh srdma_kulp.sh srdma_devices.sh srdma_netdev.sh srdma_objects.sh
 	srdma_rxe_exclusive.sh srdma_siw_coexist.sh srdma_pyverbs.sh
-	roce_remote_access.sh roce_two_hosts.sh iwarp_two_hosts.sh srdma_observe.sh)
+	roce_remote_access.sh roce_two_hosts.sh iwarp_two_hosts.sh srdma_observe.sh
+	wire_offload.sh)
 KVER=$kver SRDMA_CHECK_KO=$mod/srdma.ko SRDMA_CHECK_LABEL=$label \
 	SRDMA_CHECK_TESTS="${SRDMA_CHECK_TESTS:-${tests[*]}}" exec "$here/check.sh"
