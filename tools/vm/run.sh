@@ -12,6 +12,7 @@
 # flock on FILE before booting, so that runs started by several callers on
 # one small machine take turns instead of starving each other's VMs.
 # VM_WIRE=tap joins two hosts with NICs that have offloads (below).
+# VM_QEMU names another qemu-system-x86_64 (tools/vm/qemu-backports.sh).
 # Host i is "host$i" with 192.0.2.(10+i)/24 and 2001:db8::(10+i)/64 on eth0.
 # The host's / is the guest's / (read-only, tmpfs overlay on top), so CMD and
 # the repo live at the same paths. Results: build/vm/out/NAME/host$i/
@@ -36,7 +37,7 @@ while getopts "n:t:N:m:s:e:h" o; do
 	m) mem=$OPTARG ;;
 	s) smp=$OPTARG ;;
 	e) [[ "$OPTARG" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "-e wants VAR=VALUE"; envs+=("$OPTARG") ;;
-	*) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '3,25s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -44,7 +45,8 @@ shift $((OPTIND - 1))
 [[ "$hosts" =~ ^[1-9][0-9]?$ ]] || die "bad host count: $hosts"
 
 kver=$(srdma_kver) || die "no kernel with headers and /boot/vmlinuz; run 'make deps'"
-command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 missing; run 'make deps'"
+qemu=${VM_QEMU:-qemu-system-x86_64}
+command -v "$qemu" > /dev/null || die "$qemu missing; run 'make deps'"
 initrd=$("$here/initramfs.sh" "$kver")
 accel=$("$here/accel.sh" "$kver")
 ncpu=$(nproc)
@@ -155,7 +157,7 @@ for ((i = 1; i <= hosts; i++)); do
 	mon=()
 	[ "${#out}" -gt 90 ] || mon=(-monitor "unix:$out/monitor.sock,server=on,wait=off")
 	# shellcheck disable=SC2086 # $accel is a list of options
-	timeout -k 10 "$limit" qemu-system-x86_64 $accel -m "$mem" -smp "$smp" \
+	timeout -k 10 "$limit" "$qemu" $accel -m "$mem" -smp "$smp" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "${SRDMA_KROOT:-}/boot/vmlinuz-$kver" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 ${VM_APPEND:+$VM_APPEND }vmout=$out vmboot=$SRDMA_REPO/tools/vm/guest-boot.sh" \
