@@ -180,6 +180,21 @@ run_sroce_test() {
 
 # hw_counter DEV NAME: one of DEV's port counters (rdma statistic).
 hw_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+
+# lent_held_shown SECS: within SECS seconds (times TIMEOUT_SCALE) rdma res
+# shows a QP whose completions wait for its lent packets (sroce's
+# zero-copy transmit); prints its count of them.
+lent_held_shown() {
+	local i
+	for ((i = 0; i < $1 * 5 * ${TIMEOUT_SCALE:-1}; i++)); do
+		# iproute2 may break a QP's driver attributes over lines
+		rdma -dd res show qp 2> /dev/null | tr -s '\n\t ' ' ' |
+			grep -Eo -m 1 "drv_lent_packets [1-9][0-9]* drv_completions_held 1" &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
 # every port counter of DEV, one "name value" a line (a snapshot to diff)
 hw_counters_all() { # DEV
 	local f

@@ -123,20 +123,6 @@ resent() {
 	[ "$n" -gt 0 ]
 }
 
-# A QP whose completions wait for its lent packets shows in rdma res
-# within SECS seconds.
-held_shown() {
-	local i
-	for ((i = 0; i < $1 * 5 * TIMEOUT_SCALE; i++)); do
-		# iproute2 may break a QP's driver attributes over lines
-		rdma -dd res show qp 2> /dev/null | tr -s '\n\t ' ' ' |
-			grep -Eo -m 1 "drv_lent_packets [1-9][0-9]* drv_completions_held 1" &&
-			return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # One 64 KiB WRITE from host1, its packets held 2 s (times TIMEOUT_SCALE)
 # in eth0's queue, its QP moved to ERR at once: the flush completion must
 # wait for them (rc_xfer -e: no sooner than 3/4 of the delay).
@@ -149,7 +135,7 @@ flush_held() {
 	p0=$(hw_counter dev0 tx_paged) || return 1
 	roce_netem delay "${d}s" limit 10000 || return 1
 	seen=$(mktemp) || return 1
-	held_shown 60 > "$seen" &
+	lent_held_shown 60 > "$seen" &
 	spid=$!
 	peer_pair client : -- \
 		timeout 120 "$xfer" -c "$server" -p 7472 -z 65536 -e $((d * 750)) || rc=1
