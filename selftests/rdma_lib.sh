@@ -195,6 +195,7 @@ lent_held_shown() {
 	done
 	return 1
 }
+
 # every port counter of DEV, one "name value" a line (a snapshot to diff)
 hw_counters_all() { # DEV
 	local f

@@ -65,8 +65,9 @@ xfer_from() {
 # SENDER ROUNDS BYTES [ARGS]: xfer_from, and the sender's full packets
 # went out from the user's pages, each first transmission at most once
 # and most of them (a QP's first packets copy until its route is known);
-# the server answers with small SENDs, which copy. With loss (LOSSY=1)
-# at least a quarter: resent packets copy.
+# the server answers with small SENDs, which copy. Through loss
+# (LOSSY=1, set around the step: a step runs in a subshell) at least a
+# quarter: resent packets copy.
 LOSSY=0
 xfer_paged() {
 	local p0 pmtu most n least
@@ -112,8 +113,7 @@ roce_netem() {
 		tc filter add dev "$NETDEV" parent 1: prio 2 protocol ip u32 \
 			$ROCE_BAND flowid 1:2
 }
-lossy() { LOSSY=1 && roce_netem delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
-lossless() { LOSSY=0 && tc qdisc del dev "$NETDEV" root; }
+lossy() { roce_netem delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
 # host1 sent through the loss: it resent packets.
 resent() {
 	local n
@@ -166,11 +166,13 @@ STEP_TIMEOUT=320
 t "host$me: both hosts at MTU 1500 (path MTU 1024)" mtu_both 1500 1024
 t "host$me: netem loss 2%, reorder 5%, duplicate 1%, corrupt 0.1% on $NETDEV" lossy
 STEP_TIMEOUT=600
+LOSSY=1
 t "16 x 1 MiB WRITE + SEND host1 to host2 through the loss, checked" \
 	xfer_paged 1 16 1048576
+LOSSY=0
 t "host1: packets were resent" resent
 STEP_TIMEOUT=320
-t "host$me: no more loss" lossless
+t "host$me: no more loss" tc qdisc del dev "$NETDEV" root
 t "QP to ERR with its lent packets in the NIC's queue: flushed once they left" flush_held
 old=$kind
 [ "$me" = 1 ] || kind=rxe
