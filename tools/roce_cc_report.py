@@ -60,6 +60,7 @@ LABELS = {
     "off-tcp": "CC off, sroce + TCP",
     "on-alone": "CC on, sroce alone",
     "on-tcp": "CC on, sroce + TCP",
+    "on-tcp-again": "CC on, sroce + TCP, again",
     "tcp-alone": "TCP alone (capacity)",
 }
 
