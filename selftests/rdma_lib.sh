@@ -181,6 +181,24 @@ run_sroce_test() {
 # hw_counter DEV NAME: one of DEV's port counters (rdma statistic).
 hw_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
+# roce_netem DEV NETEM_ARGS...: RoCE leaving DEV goes through netem
+# NETEM_ARGS; rdma_cm's MADs (BTH destination QP 1) and everything else
+# on DEV go straight through: connection set-up and teardown stay out of
+# the loss (roce_loss.sh says why).
+roce_netem() {
+	local dev=$1 roce='match ip protocol 17 0xff match ip dport 4791 0xffff'
+	shift
+	tc qdisc del dev "$dev" root 2> /dev/null
+	# shellcheck disable=SC2086 # $roce is a list of tc words
+	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+		tc qdisc add dev "$dev" parent 1:2 handle 20: netem "$@" &&
+		tc filter add dev "$dev" parent 1: prio 1 protocol ip u32 \
+			$roce match u32 0x00000001 0x00ffffff at 32 flowid 1:1 &&
+		tc filter add dev "$dev" parent 1: prio 2 protocol ip u32 \
+			$roce flowid 1:2
+}
+
 # lent_held_shown SECS: within SECS seconds (times TIMEOUT_SCALE) rdma res
 # shows a QP whose completions wait for its lent packets (sroce's
 # zero-copy transmit); prints its count of them.

@@ -93,21 +93,7 @@ copied() { # uc|ud SIZE
 	[ "$(paged)" -eq "$p0" ]
 }
 
-# NETEM...: RoCE on lo through netem, but rdma_cm's MADs (BTH destination
-# QP 1) and everything else on lo straight through.
-roce_netem() {
-	tc qdisc del dev lo root 2> /dev/null
-	tc qdisc add dev lo root handle 1: prio bands 3 \
-		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
-		tc qdisc add dev lo parent 1:2 handle 20: netem "$@" &&
-		tc filter add dev lo parent 1: prio 1 protocol ip u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff \
-			match u32 0x00000001 0x00ffffff at 32 flowid 1:1 &&
-		tc filter add dev lo parent 1: prio 2 protocol ip u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff \
-			flowid 1:2
-}
-lossy() { roce_netem delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
+lossy() { roce_netem lo delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
 
 through_loss() {
 	local r0
@@ -131,7 +117,7 @@ queued_least() { [ "$(queued)" -ge "$1" ]; }
 # hold the pages they lend; then the queue is dropped.
 killed() {
 	local spid cpid n
-	roce_netem delay "$((5 * TIMEOUT_SCALE))s" limit 10000 || return 1
+	roce_netem lo delay "$((5 * TIMEOUT_SCALE))s" limit 10000 || return 1
 	# -u 24: a 68 s transport timeout outlasts the queue's round trip
 	timeout 60 ib_write_bw -d sroce0 -x "$g4" -u 24 -s 65536 -D 30 &
 	spid=$!
@@ -156,7 +142,7 @@ killed() {
 flush_held() {
 	local p0 d=$((2 * TIMEOUT_SCALE)) rc seen spid
 	p0=$(paged) || return 1
-	roce_netem delay "${d}s" limit 10000 || return 1
+	roce_netem lo delay "${d}s" limit 10000 || return 1
 	seen=$(mktemp) || return 1
 	lent_held_shown 60 > "$seen" &
 	spid=$!

@@ -99,21 +99,7 @@ xfer_spliced() {
 # NIC left them in.
 received_paged() { [ "$me" = 1 ] || placed_from_pages dev0; }
 
-# Loss for RoCE, not for rdma_cm's MADs (BTH destination QP 1), which
-# take the lossless band (roce_loss.sh says why).
-ROCE_BAND='match ip protocol 17 0xff match ip dport 4791 0xffff'
-roce_netem() {
-	tc qdisc del dev "$NETDEV" root 2> /dev/null
-	# shellcheck disable=SC2086 # ROCE_BAND is a list of tc words
-	tc qdisc add dev "$NETDEV" root handle 1: prio bands 3 \
-		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
-		tc qdisc add dev "$NETDEV" parent 1:2 handle 20: netem "$@" &&
-		tc filter add dev "$NETDEV" parent 1: prio 1 protocol ip u32 \
-			$ROCE_BAND match u32 0x00000001 0x00ffffff at 32 flowid 1:1 &&
-		tc filter add dev "$NETDEV" parent 1: prio 2 protocol ip u32 \
-			$ROCE_BAND flowid 1:2
-}
-lossy() { roce_netem delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
+lossy() { roce_netem "$NETDEV" delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; }
 # host1 sent through the loss: it resent packets.
 resent() {
 	local n
@@ -133,7 +119,7 @@ flush_held() {
 		return
 	fi
 	p0=$(hw_counter dev0 tx_paged) || return 1
-	roce_netem delay "${d}s" limit 10000 || return 1
+	roce_netem "$NETDEV" delay "${d}s" limit 10000 || return 1
 	seen=$(mktemp) || return 1
 	lent_held_shown 60 > "$seen" &
 	spid=$!
