@@ -124,11 +124,12 @@ boot_died() {
 }
 
 # run_group NAME HOSTS TEST...: one VM run, then collect every test's results.
-# group_wire is the wire of the run (VM_WIRE of tools/vm/run.sh).
-group_wire=stream
+# The first test's "# vm-wire:" header names the run's wire (VM_WIRE of
+# tools/vm/run.sh; two-host groups hold one test).
 run_group() {
-	local name=$1 hosts=$2 limit=$((120 * scale)) t secs vrc=0 out i label rc dirty attempt
+	local name=$1 hosts=$2 limit=$((120 * scale)) t secs vrc=0 out i label rc dirty attempt wire
 	shift 2
+	wire=$(header "$1" vm-wire)
 	for t in "$@"; do
 		secs=$(header "$t" timeout)
 		limit=$((limit + ${secs:-300} * scale))
@@ -136,7 +137,7 @@ run_group() {
 	say "VM group $name ($hosts host(s)): $*"
 	for attempt in 1 2; do
 		vrc=0
-		VM_WIRE=$group_wire "$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
+		VM_WIRE=${wire:-stream} "$here/vm/run.sh" -n "$hosts" -N "$run_label-$name" -t "$limit" -e "SRDMA_KO=$SRDMA_REPO/$work/srdma.ko" \
 			-e "SIW_KO=$siw_ko" -e "SRDMA_TIMEOUT_SCALE=$scale" ${guest_env[@]+"${guest_env[@]}"} -- \
 			"$here/vm/run-tests.sh" "${@/#/$SRDMA_REPO/selftests/}" > "$work/$name.log" || vrc=$?
 		# A guest kernel that dies while booting, before any test or
@@ -196,9 +197,7 @@ for t in "${own[@]}"; do run_group "${t%.sh}" 1 "$t"; done
 # A test whose header says "# vm-wire: tap" runs on the TAP wire, with
 # virtio-net's offloads (tools/vm/tap-wire.sh), where this host can make one.
 for t in "${multi[@]}"; do
-	group_wire=$(header "$t" vm-wire)
-	group_wire=${group_wire:-stream}
-	if [ "$group_wire" = tap ] && ! why=$("$here/vm/tap-wire.sh" probe); then
+	if [ "$(header "$t" vm-wire)" = tap ] && ! why=$("$here/vm/tap-wire.sh" probe); then
 		record SKIP "${t%.sh}: no TAP wire on this host: $why"
 		continue
 	fi
