@@ -32,16 +32,20 @@ ip4=$(netdev_ip4 "$NETDEV")
 modprobe sch_netem 2> /dev/null
 
 LEND_LOCAL=/sys/module/srdma/parameters/roce_lend_local
+# lo takes GSO trains, which copy (roce_trains.sh): off here
+TRAINS=/sys/module/srdma/parameters/roce_gso_trains
 
 tap_cleanup() {
 	tc qdisc del dev lo root 2> /dev/null
 	[ -w "$LEND_LOCAL" ] && echo 0 > "$LEND_LOCAL"
+	[ -w "$TRAINS" ] && echo 1 > "$TRAINS"
 	srdma_cleanup sroce0
 }
 
 # sroce0, lending to lo
 lending_dev() {
-	mkdev sroce sroce0 "$NETDEV" && echo 1 > "$LEND_LOCAL"
+	mkdev sroce sroce0 "$NETDEV" && echo 1 > "$LEND_LOCAL" &&
+		echo 0 > "$TRAINS"
 }
 
 paged() { hw_counter sroce0 tx_paged; }

@@ -39,7 +39,7 @@ iwarp_mpa_failures iwarp_aborts iwarp_terminate_sent iwarp_terminate_rcvd
 iwarp_setup_refused iwarp_backlog_refused iwarp_accept_paused
 iwarp_tx_spliced_bytes iwarp_tx_copied_bytes
 cc_ce_rx cc_cnp_tx cc_cnp_rx cc_rate_dec cc_rate_inc ack_sent rx_paged
-tx_queue_full tx_paged"
+tx_queue_full tx_paged tx_trains tx_train_packets"
 
 # every documented counter is there, in sysfs and in rdma statistic
 counters_listed() { # DEV
@@ -227,6 +227,7 @@ for kind in sroce siwarp; do
 	else
 		t "$dev: tracepoints record packets and QP states" traced "$dev" \
 			"srdma_roce_tx: $dev qpn [0-9]+ dqpn [0-9]+ $pkt_re" \
+			"srdma_roce_train: $dev qpn [0-9]+ psn 0x[0-9a-f]{6} opcode 0x[0-9a-f]+ [2-9][0-9]* packets of [0-9]+ bytes" \
 			"srdma_roce_rx: $dev qpn [0-9]+ dqpn [0-9]+ opcode 0x[0-9a-f]+ psn 0x[0-9a-f]{6}" \
 			"srdma_qp_state: $dev qpn [0-9]+ RTR -> RTS"
 	fi

@@ -59,6 +59,6 @@ fi
 tests=(srdma_logic.sh srdma_kulp.sh srdma_devices.sh srdma_netdev.sh srdma_objects.sh
 	srdma_rxe_exclusive.sh srdma_siw_coexist.sh srdma_pyverbs.sh
 	roce_remote_access.sh roce_two_hosts.sh iwarp_two_hosts.sh srdma_observe.sh
-	wire_offload.sh)
+	wire_offload.sh roce_trains.sh)
 KVER=$kver SRDMA_CHECK_KO=$mod/srdma.ko SRDMA_CHECK_LABEL=$label \
 	SRDMA_CHECK_TESTS="${SRDMA_CHECK_TESTS:-${tests[*]}}" exec "$here/check.sh"

@@ -69,10 +69,10 @@ static u32 roce_icrc_head(const void *nh, bool ipv6, const void *bth_in)
 
 /*
  * The ICRC of a packet in one buffer: the masked headers, then the rest of
- * the IB packet up to the ICRC itself. @ib is the BTH; @ib_len excludes
- * the ICRC.
+ * the IB packet up to the ICRC itself. @nh is the IP header, followed by
+ * the UDP header; @ib is the BTH; @ib_len excludes the ICRC.
  */
-static u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
+u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len)
 {
 	u32 crc = roce_icrc_head(nh, ipv6, ib);
 
@@ -350,12 +350,19 @@ static void roce_route_check(struct roce_qp *rqp, const struct srdma_av *av)
 	key->daddr = av->daddr;
 }
 
-/*
- * Wrap the IB packet at skb->data in UDP and IP, seal it with the ICRC
- * and send it. Consumes @skb.
+/**
+ * roce_wrap() - route a QP's packet and put UDP and IP in front of it
+ * @qp: the QP
+ * @av: the path
+ * @skb: the IB packet at skb->data, BTH first, or a train of @segs of them
+ * @opcode: the (first) packet's, for its traffic class
+ * @segs: how many packets the IP header is for: a train takes as many IPv4
+ *	IDs, one for each packet segmentation cuts from it
+ *
+ * Return: 0, or -EHOSTUNREACH with @skb freed.
  */
-int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
-	      struct sk_buff *skb)
+int roce_wrap(struct srdma_qp *qp, const struct srdma_av *av,
+	      struct sk_buff *skb, u8 opcode, u32 segs)
 {
 	bool ipv6 = av->network_type == RXE_NETWORK_TYPE_IPV6;
 	struct roce_qp *rqp = to_rqp(qp);
@@ -363,14 +370,9 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	bool connected = qp->ibqp.qp_type == IB_QPT_RC ||
 			 qp->ibqp.qp_type == IB_QPT_UC;
 	struct dst_cache *cache = connected ? &rqp->dst_cache : NULL;
-	u32 ib_len = skb->len - ROCE_ICRC_BYTES;
-	void *ib = skb->data;
-	u8 tclass = roce_cc_tclass(qp, av->traffic_class,
-				   ((struct roce_bth *)ib)->opcode);
+	u8 tclass = roce_cc_tclass(qp, av->traffic_class, opcode);
 	struct dst_entry *dst;
 	struct udphdr *uh;
-	bool sg;
-	u32 icrc;
 
 	if (cache)
 		roce_route_check(rqp, av);
@@ -417,12 +419,69 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		ip4->protocol = IPPROTO_UDP;
 		ip4->saddr = av->saddr.v4.sin_addr.s_addr;
 		ip4->daddr = av->daddr.v4.sin_addr.s_addr;
-		__ip_select_ident(net, ip4, 1);
+		__ip_select_ident(net, ip4, segs);
 		ip_send_check(ip4);
 		skb->protocol = htons(ETH_P_IP);
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	}
+	skb->ip_summed = CHECKSUM_NONE;
+	return 0;
+}
 
+/**
+ * roce_output() - hand a wrapped packet, or a train of @pkts, to IP
+ * @qp: its QP, which counts @pkts packets in this host until the stack
+ *	frees @skb (roce_txq_own())
+ * @skb: from roce_wrap(), sealed
+ * @pkts: the packets it carries
+ *
+ * What the route's device takes decides how later packets are built:
+ * page fragments (roce_alloc_skb_lent()) or trains (train.c).
+ *
+ * Return: ip_local_out()'s. Consumes @skb.
+ */
+int roce_output(struct srdma_qp *qp, struct sk_buff *skb, u32 pkts)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct net *net = dev_net(qp_dev(qp)->ndev);
+	struct roce_qp *rqp = to_rqp(qp);
+	bool sg, gso;
+
+	/*
+	 * roce_send_psn() lends pages only to a route that takes them, and
+	 * leaves this host
+	 */
+	sg = (dst->dev->features & NETIF_F_SG) &&
+	     (!(dst->dev->flags & IFF_LOOPBACK) || READ_ONCE(roce_lend_local));
+	if (READ_ONCE(rqp->route_sg) != sg)
+		WRITE_ONCE(rqp->route_sg, sg);
+	gso = roce_train_route(dst->dev);
+	if (READ_ONCE(rqp->route_gso) != gso)
+		WRITE_ONCE(rqp->route_gso, gso);
+
+	skb->dev = dst->dev;
+	roce_txq_own(rqp, skb, pkts);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ip6_local_out(net, NULL, skb);
+	return ip_local_out(net, NULL, skb);
+}
+
+/*
+ * Wrap the IB packet at skb->data in UDP and IP, seal it with the ICRC
+ * and send it. Consumes @skb.
+ */
+int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
+	      struct sk_buff *skb)
+{
+	bool ipv6 = av->network_type == RXE_NETWORK_TYPE_IPV6;
+	u32 ib_len = skb->len - ROCE_ICRC_BYTES;
+	void *ib = skb->data;
+	u32 icrc;
+	int err;
+
+	err = roce_wrap(qp, av, skb, ((struct roce_bth *)ib)->opcode, 1);
+	if (err)
+		return err;
 	if (!skb_is_nonlinear(skb)) {
 		icrc = roce_icrc(skb_network_header(skb), ipv6, ib, ib_len);
 		put_unaligned_le32(icrc, ib + ib_len);
@@ -436,23 +495,9 @@ int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		WARN_ON_ONCE(skb_store_bits(skb, skb->len - ROCE_ICRC_BYTES,
 					    &le, sizeof(le)));
 	}
-	/*
-	 * roce_send_psn() lends pages only to a route that takes them, and
-	 * leaves this host
-	 */
-	sg = (dst->dev->features & NETIF_F_SG) &&
-	     (!(dst->dev->flags & IFF_LOOPBACK) || READ_ONCE(roce_lend_local));
-	if (READ_ONCE(rqp->route_sg) != sg)
-		WRITE_ONCE(rqp->route_sg, sg);
 	trace_srdma_roce_tx(&qp->ibqp, ib, ib_len + ROCE_ICRC_BYTES);
 	srdma_count_pkt(qp, true, ib_len + ROCE_ICRC_BYTES);
-
-	skb->ip_summed = CHECKSUM_NONE;
-	skb->dev = dst->dev;
-	roce_txq_own(to_rqp(qp), skb);
-	if (ipv6)
-		return ip6_local_out(net, NULL, skb);
-	return ip_local_out(net, NULL, skb);
+	return roce_output(qp, skb, 1);
 }
 
 /*

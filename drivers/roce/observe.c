@@ -44,6 +44,8 @@ const char *const roce_counter_names[ROCE_CNT_MAX] = {
 	[ROCE_CNT_RX_PAGED] = "rx_paged",
 	[ROCE_CNT_TX_QUEUE_FULL] = "tx_queue_full",
 	[ROCE_CNT_TX_PAGED] = "tx_paged",
+	[ROCE_CNT_TX_TRAINS] = "tx_trains",
+	[ROCE_CNT_TX_TRAIN_PKTS] = "tx_train_packets",
 };
 
 /* The requester goes back to una_psn (req.c, roce_req_rewind). */

@@ -161,15 +161,22 @@ static struct sk_buff *roce_req_alloc_skb(struct roce_qp *rqp,
 	return skb ?: ERR_PTR(-ENOMEM);
 }
 
+/* What one packet of a send WQE carries (roce_req_plan()). */
+struct roce_req_pkt {
+	const struct srdma_av *av;	/* its path */
+	u32 off;			/* its payload's first byte in the WQE */
+	u32 paylen;
+	u32 hdr_len;			/* BTH to the payload */
+	u8 op;				/* opcode, without the service */
+	unsigned int bth_flags;		/* ROCE_FILL_* */
+};
+
 /*
- * Build and send @w's packet @psn (its next one, or an earlier one sent
- * again); ROCE_FILL_ACKREQ in @flags forces an ACK request. Returns 0,
- * -ENOMEM when no packet could be allocated (nothing was sent; a later
- * try may succeed), or -EIO when @w's SGEs do not give the payload (too
- * short, or a key check fails), with *@status the WC error that ends @w.
+ * Lay out @w's packet @psn; ROCE_FILL_ACKREQ in @flags forces an ACK
+ * request.
  */
-static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
-			 unsigned int flags, enum ib_wc_status *status)
+static void roce_req_plan(struct roce_qp *rqp, struct srdma_swqe *w,
+			  u32 psn, unsigned int flags, struct roce_req_pkt *p)
 {
 	struct srdma_qp *qp = rqp->qp;
 	struct roce_swqe *rw = to_rswqe(w);
@@ -177,24 +184,15 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	u32 idx = psn_diff(psn, rw->first_psn);
 	bool ud = roce_service(qp) == ROCE_OP_UD;
 	bool rd = roce_is_rd(w->wr.opcode);
-	u32 off = idx * mtu;
-	u32 paylen = rd ? 0 : min(mtu, w->length - min(off, w->length));
 	bool last = rd || psn == rw->last_psn;
-	u8 op = roce_req_opcode(w, idx == 0, last);
-	const struct srdma_av *av = ud ? srdma_swqe_av(qp, w) : &qp->attr.av;
-	u32 hdr_len = roce_ops[op].hdr_len +
-		      (ud ? sizeof(struct roce_deth) : 0);
-	unsigned int bth_flags = 0;
-	struct sk_buff *skb;
-	void *h;
 
-	/* the netdev's MTU shrank since roce_req_run() let it start */
-	if (ud && w->length > mtu) {
-		*status = IB_WC_LOC_LEN_ERR;
-		return -EIO;
-	}
-	if (psn_diff(psn, rqp->sent_psn) < 0)
-		roce_txq_resend(rqp);
+	p->off = idx * mtu;
+	p->paylen = rd ? 0 : min(mtu, w->length - min(p->off, w->length));
+	p->op = roce_req_opcode(w, idx == 0, last);
+	p->av = ud ? srdma_swqe_av(qp, w) : &qp->attr.av;
+	p->hdr_len = roce_ops[p->op].hdr_len +
+		     (ud ? sizeof(struct roce_deth) : 0);
+	p->bth_flags = 0;
 	/*
 	 * Paced (cc.c), packets leave slowly: every one asks for an ACK, or
 	 * ROCE_ACKREQ_EVERY of them could outlast the retransmit timeout.
@@ -204,20 +202,23 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 	if (roce_service(qp) == ROCE_OP_RC &&
 	    ((flags & ROCE_FILL_ACKREQ) || last || rqp->cc.limited ||
 	     (idx && !(idx % ROCE_ACKREQ_EVERY))))
-		bth_flags |= ROCE_FILL_ACKREQ;
+		p->bth_flags |= ROCE_FILL_ACKREQ;
 	if (last && (w->wr.send_flags & IB_SEND_SOLICITED))
-		bth_flags |= ROCE_FILL_SE;
-	skb = roce_req_alloc_skb(rqp, w, av, psn, hdr_len, off, paylen);
-	if (IS_ERR(skb)) {
-		if (PTR_ERR(skb) == -ENOMEM)
-			return -ENOMEM;
-		*status = srdma_sge_err_status(PTR_ERR(skb));
-		return -EIO;
-	}
-	roce_fill_bth((void *)skb->data, op | roce_service(qp), paylen,
+		p->bth_flags |= ROCE_FILL_SE;
+}
+
+/* Write @p's headers, BTH on, at @buf; returns where its payload goes. */
+static void *roce_req_headers(struct roce_qp *rqp, const struct srdma_swqe *w,
+			      u32 psn, const struct roce_req_pkt *p, void *buf)
+{
+	struct srdma_qp *qp = rqp->qp;
+	bool ud = roce_service(qp) == ROCE_OP_UD;
+	bool rd = roce_is_rd(w->wr.opcode);
+	void *h = buf + sizeof(struct roce_bth);
+
+	roce_fill_bth(buf, p->op | roce_service(qp), p->paylen,
 		      ud ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qpn, psn,
-		      bth_flags);
-	h = skb->data + sizeof(struct roce_bth);
+		      p->bth_flags);
 	if (ud) {
 		struct roce_deth *deth = h;
 		u32 qkey = w->wr.wr.ud.remote_qkey;
@@ -229,15 +230,15 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		deth->sqpn = htonl(qp->ibqp.qp_num & ROCE_QPN_MASK);
 		h += sizeof(*deth);
 	}
-	if (roce_ops[op].flags & ROCE_F_RETH) {
+	if (roce_ops[p->op].flags & ROCE_F_RETH) {
 		struct roce_reth *reth = h;
 
-		reth->va = cpu_to_be64(w->wr.wr.rdma.remote_addr + off);
+		reth->va = cpu_to_be64(w->wr.wr.rdma.remote_addr + p->off);
 		reth->rkey = htonl(w->wr.wr.rdma.rkey);
-		reth->len = htonl(rd ? w->length - off : w->length);
+		reth->len = htonl(rd ? w->length - p->off : w->length);
 		h += sizeof(*reth);
 	}
-	if (roce_ops[op].flags & ROCE_F_ATMETH) {
+	if (roce_ops[p->op].flags & ROCE_F_ATMETH) {
 		struct roce_atmeth *a = h;
 
 		a->va = cpu_to_be64(w->wr.wr.atomic.remote_addr);
@@ -249,16 +250,51 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		a->compare = cpu_to_be64(w->wr.wr.atomic.compare_add);
 		h += sizeof(*a);
 	}
-	if (roce_ops[op].flags & ROCE_F_IMM) {
+	if (roce_ops[p->op].flags & ROCE_F_IMM) {
 		((struct roce_immdt *)h)->imm = w->wr.ex.imm_data;
 		h += sizeof(struct roce_immdt);
 	}
-	if (roce_ops[op].flags & ROCE_F_IETH) {
+	if (roce_ops[p->op].flags & ROCE_F_IETH) {
 		((struct roce_ieth *)h)->rkey = htonl(w->wr.ex.invalidate_rkey);
 		h += sizeof(struct roce_ieth);
 	}
-	if (paylen && !skb_is_nonlinear(skb)) {
-		int err = srdma_swqe_read(qp, w, off, h, paylen);
+	return h;
+}
+
+/*
+ * Build and send @w's packet @psn (its next one, or an earlier one sent
+ * again); ROCE_FILL_ACKREQ in @flags forces an ACK request. Returns 0,
+ * -ENOMEM when no packet could be allocated (nothing was sent; a later
+ * try may succeed), or -EIO when @w's SGEs do not give the payload (too
+ * short, or a key check fails), with *@status the WC error that ends @w.
+ */
+static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
+			 unsigned int flags, enum ib_wc_status *status)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct roce_req_pkt p;
+	struct sk_buff *skb;
+	void *h;
+
+	/* the netdev's MTU shrank since roce_req_run() let it start */
+	if (roce_service(qp) == ROCE_OP_UD && w->length > roce_mtu(qp)) {
+		*status = IB_WC_LOC_LEN_ERR;
+		return -EIO;
+	}
+	if (psn_diff(psn, rqp->sent_psn) < 0)
+		roce_txq_resend(rqp);
+	roce_req_plan(rqp, w, psn, flags, &p);
+	skb = roce_req_alloc_skb(rqp, w, p.av, psn, p.hdr_len, p.off,
+				 p.paylen);
+	if (IS_ERR(skb)) {
+		if (PTR_ERR(skb) == -ENOMEM)
+			return -ENOMEM;
+		*status = srdma_sge_err_status(PTR_ERR(skb));
+		return -EIO;
+	}
+	h = roce_req_headers(rqp, w, psn, &p, skb->data);
+	if (p.paylen && !skb_is_nonlinear(skb)) {
+		int err = srdma_swqe_read(qp, w, p.off, h, p.paylen);
 
 		if (err) {
 			kfree_skb(skb);
@@ -267,32 +303,110 @@ static int roce_send_psn(struct roce_qp *rqp, struct srdma_swqe *w, u32 psn,
 		}
 	}
 
-	roce_xmit(qp, av, skb);	/* a lost packet is retransmitted */
-	roce_cc_sent(rqp, hdr_len + paylen);
+	roce_xmit(qp, p.av, skb);	/* a lost packet is retransmitted */
+	roce_cc_sent(rqp, p.hdr_len + p.paylen);
 	return 0;
 }
 
-/* Send the next packet of @w and move on; returns as roce_send_psn(). */
-static int roce_send_one(struct roce_qp *rqp, struct srdma_swqe *w,
-			 enum ib_wc_status *status)
+/* The bytes of @w's packet @psn, BTH to ICRC, were it sent in a train. */
+static u32 roce_req_pkt_len(struct roce_qp *rqp, struct srdma_swqe *w,
+			    u32 psn, struct roce_req_pkt *p)
+{
+	roce_req_plan(rqp, w, psn, 0, p);
+	return p->hdr_len + ALIGN(p->paylen, 4) + ROCE_ICRC_BYTES;
+}
+
+/*
+ * Send @w's packets from next_psn, at most @max of them, as one GSO train
+ * (train.c): each the size of the first but the message's last, which may
+ * be shorter. Only where the route takes trains whole, and only at full
+ * speed (a paced QP sends packet by packet). Returns how many were sent:
+ * 0 when a train does not apply or could not be built, and the caller
+ * sends one packet as usual, which meets any error the payload holds.
+ * Lock held.
+ */
+static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
+			   u32 max)
+{
+	struct srdma_qp *qp = rqp->qp;
+	struct roce_swqe *rw = to_rswqe(w);
+	u32 psn = rqp->next_psn;
+	u32 bytes = 0, len, next;
+	struct roce_train t;
+	struct roce_req_pkt p;
+
+	if (!READ_ONCE(rqp->route_gso) || rqp->cc.limited ||
+	    roce_service(qp) == ROCE_OP_UD || roce_is_rd(w->wr.opcode))
+		return 0;
+	max = min3(max, (u32)ROCE_TRAIN_MAX,
+		   (u32)psn_diff(rw->last_psn, psn) + 1);
+	if (max < 2)
+		return 0;
+	/* a WRITE's first packet, longer by its RETH, goes alone */
+	len = roce_req_pkt_len(rqp, w, psn, &p);
+	next = roce_req_pkt_len(rqp, w, psn_add(psn, 1), &p);
+	if (next > len || (next < len && psn_add(psn, 1) != rw->last_psn) ||
+	    roce_train_start(qp, &t))
+		return 0;
+	while (t.n < max) {
+		void *h;
+
+		len = roce_req_pkt_len(rqp, w, psn, &p);
+		/* a shorter packet ends a train: only the message's last */
+		if (t.n && len < t.pkt_len && psn != rw->last_psn)
+			break;
+		h = roce_train_add(&t, len);
+		if (!h)
+			break;
+		h = roce_req_headers(rqp, w, psn, &p, h);
+		if (srdma_swqe_read(qp, w, p.off, h, p.paylen)) {
+			roce_train_abort(&t);
+			return 0;
+		}
+		memset(h + p.paylen, 0, ALIGN(p.paylen, 4) - p.paylen);
+		bytes += p.hdr_len + p.paylen;
+		psn = psn_add(psn, 1);
+	}
+	if (t.n < 2) {
+		roce_train_abort(&t);
+		return 0;
+	}
+	if (psn_diff(rqp->next_psn, rqp->sent_psn) < 0)
+		roce_txq_resend(rqp);
+	roce_train_xmit(qp, p.av, &t);	/* lost packets are retransmitted */
+	roce_cc_sent(rqp, bytes);
+	return psn_diff(psn, rqp->next_psn);
+}
+
+/*
+ * Send the next packets of @w, at most @max (a train, or one), and move
+ * on. Returns how many were sent, or an error of roce_send_psn().
+ */
+static int roce_send_next(struct roce_qp *rqp, struct srdma_swqe *w, u32 max,
+			  enum ib_wc_status *status)
 {
 	struct roce_swqe *rw = to_rswqe(w);
 	u32 psn = rqp->next_psn;
-	int err = roce_send_psn(rqp, w, psn, 0, status);
+	u32 n = roce_send_train(rqp, w, max);
+	int err;
 
-	if (err)
-		return err;
+	if (!n) {
+		err = roce_send_psn(rqp, w, psn, 0, status);
+		if (err)
+			return err;
+		n = 1;
+	}
 	if (roce_is_rd(w->wr.opcode)) {
 		rqp->next_psn = psn_add(rw->last_psn, 1);
 		w->sent = w->length;
 	} else {
-		rqp->next_psn = psn_add(psn, 1);
-		w->sent = min(w->length, (psn_diff(psn, rw->first_psn) + 1) *
+		rqp->next_psn = psn_add(psn, n);
+		w->sent = min(w->length, (psn_diff(psn, rw->first_psn) + n) *
 					 roce_mtu(rqp->qp));
 	}
 	if (psn_diff(rqp->next_psn, rqp->sent_psn) > 0)
 		rqp->sent_psn = rqp->next_psn;
-	return 0;
+	return n;
 }
 
 static unsigned long roce_timeout_jiffies(u8 timeout)
@@ -383,7 +497,8 @@ void roce_req_run(struct roce_qp *rqp)
 		struct srdma_swqe *w;
 		struct roce_swqe *rw;
 		enum ib_wc_status status;
-		int err;
+		u32 max;
+		int sent;
 
 		if (rqp->req_cur == fetch)
 			break;
@@ -439,20 +554,24 @@ void roce_req_run(struct roce_qp *rqp)
 		/* congestion control: the pace timer runs us again */
 		if (!roce_cc_tx_ok(rqp))
 			break;
-		if (!budget--) {
+		if (!budget) {
 			queue_work(srdma_unbound_wq, &rqp->tx_work);
 			break;
 		}
-		err = roce_send_one(rqp, w, &status);
-		if (err == -ENOMEM) {
+		max = rc ? ROCE_WINDOW -
+			   ((rqp->next_psn - rqp->una_psn) & ROCE_PSN_MASK) :
+			   U32_MAX;
+		sent = roce_send_next(rqp, w, min(budget, max), &status);
+		if (sent == -ENOMEM) {
 			roce_req_nomem(rqp);
 			break;
 		}
-		if (err) {
+		if (sent < 0) {
 			rqp->req_cur++;
 			srdma_sq_wqe_done(qp, w, status);
 			return;
 		}
+		budget -= sent;
 		if (psn_diff(rqp->next_psn, rw->last_psn) > 0) {
 			rqp->req_cur++;
 			if (!rc) {

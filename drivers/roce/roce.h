@@ -60,6 +60,8 @@ enum roce_counter {
 	ROCE_CNT_RX_PAGED,		/* payloads read in place from pages */
 	ROCE_CNT_TX_QUEUE_FULL,		/* waits for packets to leave the host */
 	ROCE_CNT_TX_PAGED,		/* payloads sent from the user's pages */
+	ROCE_CNT_TX_TRAINS,		/* GSO trains sent (train.c) */
+	ROCE_CNT_TX_TRAIN_PKTS,		/* ...the packets in them */
 	ROCE_CNT_MAX,
 };
 
@@ -246,6 +248,7 @@ struct roce_qp {
 	struct dst_cache dst_cache;
 	struct srdma_av route_av;	/* the path dst_cache is for */
 	bool route_sg;			/* it takes page fragments, not to lo */
+	bool route_gso;			/* ...UDP GSO trains whole (train.c) */
 	u16 src_port;
 	bool dead;			/* destroy started: send nothing */
 	bool resetting;			/* to RESET: the SQ is not ours now */
@@ -390,6 +393,10 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 				    const struct srdma_av *av,
 				    const struct srdma_swqe *w, u32 hdr_len,
 				    u32 off, u32 paylen);
+u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len);
+int roce_wrap(struct srdma_qp *qp, const struct srdma_av *av,
+	      struct sk_buff *skb, u8 opcode, u32 segs);
+int roce_output(struct srdma_qp *qp, struct sk_buff *skb, u32 pkts);
 int roce_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb);
 bool roce_icrc_ok(struct roce_pkt *pkt);
@@ -416,11 +423,28 @@ void roce_qp_src_port(struct srdma_qp *qp);
 int roce_qp_net_init(struct roce_qp *rqp);
 void roce_qp_net_fini(struct roce_qp *rqp);
 
+/* train.c: a message's packets as one UDP GSO skb */
+#define ROCE_TRAIN_MAX		16
+struct roce_train {
+	struct sk_buff *skb;		/* UDP GSO; the packets in fragments */
+	u32 pkt_len;			/* gso_size: each packet but the last */
+	u32 len;			/* all of them, BTH to ICRC */
+	u32 n;				/* packets */
+	void *pkt[ROCE_TRAIN_MAX];	/* each one's BTH */
+};
+
+bool roce_train_route(const struct net_device *ndev);
+int roce_train_start(struct srdma_qp *qp, struct roce_train *t);
+void *roce_train_add(struct roce_train *t, u32 len);
+void roce_train_abort(struct roce_train *t);
+int roce_train_xmit(struct srdma_qp *qp, const struct srdma_av *av,
+		    struct roce_train *t);
+
 /* txq.c APIs: */
 int roce_txq_init(struct roce_qp *rqp);
 void roce_txq_detach(struct roce_qp *rqp);
 void roce_txq_fini(struct roce_qp *rqp);
-void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb);
+void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb, u32 pkts);
 int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb);
 void roce_txq_resend(struct roce_qp *rqp);
 bool roce_txq_sq_held(struct srdma_qp *qp, bool success);

@@ -53,6 +53,32 @@ DEFINE_EVENT(srdma_roce_pkt, srdma_roce_rx,
 	TP_PROTO(const struct ib_qp *qp, const struct roce_bth *bth, u32 len),
 	TP_ARGS(qp, bth, len));
 
+/* A GSO train (train.c): @pkts packets of @pkt_len bytes, the first @bth. */
+TRACE_EVENT(srdma_roce_train,
+	TP_PROTO(const struct ib_qp *qp, const struct roce_bth *bth, u32 pkts,
+		 u32 pkt_len),
+	TP_ARGS(qp, bth, pkts, pkt_len),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&qp->device->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u8, opcode)
+		__field(u32, pkts)
+		__field(u32, pkt_len)
+	),
+	TP_fast_assign(
+		srdma_assign_str(dev, dev_name(&qp->device->dev));
+		__entry->qpn = qp->qp_num;
+		__entry->psn = be32_to_cpu(bth->apsn) & ROCE_PSN_MASK;
+		__entry->opcode = bth->opcode;
+		__entry->pkts = pkts;
+		__entry->pkt_len = pkt_len;
+	),
+	TP_printk("%s qpn %u psn %#08x opcode %#04x %u packets of %u bytes",
+		  __get_str(dev), __entry->qpn, __entry->psn, __entry->opcode,
+		  __entry->pkts, __entry->pkt_len)
+);
+
 /* RoCE requester: what it sends again, and why. */
 TRACE_EVENT(srdma_retransmit,
 	TP_PROTO(const struct ib_qp *qp, const char *why, u32 psn, u32 next_psn,

@@ -14,7 +14,10 @@
  *
  * Each packet's skb carries a counted reference to the QP's roce_txq in
  * skb_shinfo()->destructor_arg; its destructor, run when the device is
- * done with it (or a qdisc drops it), uncounts it. The count outlives
+ * done with it (or a qdisc drops it), uncounts it. A GSO train (train.c)
+ * is one skb for several packets, counted and uncounted together: their
+ * number, less one, is kept in the low bits of destructor_arg, since the
+ * stack may rewrite the skb's own GSO fields on the way. The count outlives
  * the QP while packets still hold it, so a packet in a stuck queue holds
  * neither the QP nor its destruction. A QP that found no room is woken
  * by the destructor that takes the count to half its limit, through the
@@ -46,7 +49,7 @@ enum {
 };
 
 struct roce_txq {
-	refcount_t ref;			/* the QP's + one per packet here */
+	refcount_t ref;			/* the QP's + one per skb here */
 	atomic_t pkts;			/* packets in this host */
 	atomic_t lent;			/* ...of them lent, not called back */
 	u32 limit;			/* the most the QP may have here */
@@ -69,13 +72,24 @@ struct roce_lent {
 #define ROCE_TXQ_PACED_NS	NSEC_PER_MSEC
 /* IPv6, UDP, BTH and extension headers, ICRC: more than any packet's */
 #define ROCE_TXQ_HDR_BYTES	128
+/* destructor_arg's low bits: the packets of a train, less one */
+#define ROCE_TXQ_PKTS_MASK	(ROCE_TRAIN_MAX - 1UL)
+/* kmalloc() aligns a power-of-two size to itself: room for the bits */
+#define ROCE_TXQ_ALLOC		roundup_pow_of_two(max_t(size_t, \
+					sizeof(struct roce_txq), \
+					ROCE_TXQ_PKTS_MASK + 1))
 
 int roce_txq_init(struct roce_qp *rqp)
 {
-	struct roce_txq *txq = kzalloc(sizeof(*txq), GFP_KERNEL);
+	struct roce_txq *txq = kzalloc(ROCE_TXQ_ALLOC, GFP_KERNEL);
 
+	BUILD_BUG_ON(!is_power_of_2(ROCE_TRAIN_MAX));
 	if (!txq)
 		return -ENOMEM;
+	if (WARN_ON_ONCE((unsigned long)txq & ROCE_TXQ_PKTS_MASK)) {
+		kfree(txq);
+		return -ENOMEM;
+	}
 	refcount_set(&txq->ref, 1);
 	txq->limit = ROCE_TXQ_MAX;
 	spin_lock_init(&txq->lock);
@@ -122,10 +136,10 @@ static void roce_txq_wake(struct roce_txq *txq)
 	spin_unlock_irqrestore(&txq->lock, flags);
 }
 
-/* A packet of the QP left this host. Any context. */
-static void roce_txq_uncount(struct roce_txq *txq)
+/* @pkts packets of the QP, in one skb, left this host. Any context. */
+static void roce_txq_uncount(struct roce_txq *txq, u32 pkts)
 {
-	int left = atomic_dec_return(&txq->pkts);
+	int left = atomic_sub_return(pkts, &txq->pkts);
 
 	/* pairs with roce_txq_room(): the count fell, or the bit is seen */
 	if (left <= READ_ONCE(txq->limit) / 2 &&
@@ -137,7 +151,10 @@ static void roce_txq_uncount(struct roce_txq *txq)
 /* Any context the network stack frees an skb in. */
 static void roce_txq_skb_done(struct sk_buff *skb)
 {
-	roce_txq_uncount(skb_shinfo(skb)->destructor_arg);
+	unsigned long arg = (unsigned long)skb_shinfo(skb)->destructor_arg;
+
+	roce_txq_uncount((void *)(arg & ~ROCE_TXQ_PKTS_MASK),
+			 (arg & ROCE_TXQ_PKTS_MASK) + 1);
 }
 
 /* The core may complete again what roce_txq_sq_held() held. */
@@ -170,7 +187,7 @@ static void roce_lent_done(struct sk_buff *skb, struct ubuf_info *ubuf,
 		if (test_and_clear_bit(ROCE_TXQ_HOLDING, &txq->flags))
 			roce_txq_resume(txq);
 	}
-	roce_txq_uncount(txq);
+	roce_txq_uncount(txq, 1);
 }
 
 SRDMA_UBUF_OPS(roce_lent_ops, roce_lent_done);
@@ -246,19 +263,21 @@ u32 roce_txq_lent(struct roce_qp *rqp)
 }
 
 /*
- * Count @skb, about to be handed to IP, as the QP's until the stack
- * frees it. The skb has no socket: its destructor is ours alone. A lent
- * packet was counted when it was lent, and its destructor_arg is not ours.
+ * Count @skb, about to be handed to IP, as the QP's @pkts packets (one,
+ * or a train's, at most ROCE_TRAIN_MAX) until the stack frees it. The
+ * skb has no socket: its destructor is ours alone. A lent packet was
+ * counted when it was lent, and its destructor_arg is not ours.
  */
-void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb)
+void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb, u32 pkts)
 {
 	struct roce_txq *txq = rqp->txq;
 
 	if (skb_zcopy(skb))
 		return;
 	refcount_inc(&txq->ref);
-	atomic_inc(&txq->pkts);
-	skb_shinfo(skb)->destructor_arg = txq;
+	atomic_add(pkts, &txq->pkts);
+	skb_shinfo(skb)->destructor_arg =
+		(void *)((unsigned long)txq | ((pkts - 1) & ROCE_TXQ_PKTS_MASK));
 	skb->destructor = roce_txq_skb_done;
 }
 
