@@ -15,6 +15,14 @@ wire_mtu() {
 	[ -z "${1:-}" ] || ip link set eth0 mtu "$1"
 }
 
+# wire_offloads [FEATURES]: eth0's features set with ethtool -K, if any
+# are given (BENCH_OFFLOADS, as "tx-udp-segmentation on")
+wire_offloads() {
+	[ -z "${1:-}" ] && return 0
+	# shellcheck disable=SC2086 # a list of ethtool words
+	timeout 20 ethtool -K eth0 $1 && timeout 20 ethtool -k eth0 | grep -E "^(${1// /|}):"
+}
+
 # send_ev_iters SECS SIZE RATE: the SENDs of SIZE bytes that fill SECS
 # seconds at RATE bytes/s, for perftest's event mode (-e), which has no
 # duration mode and sends a count
@@ -22,17 +30,25 @@ send_ev_iters() {
 	echo $((($1 * $3 + $2 - 1) / $2))
 }
 
-setup() { # SYSTEM: its device dev0 on eth0 alone (none for tcp)
+# SYSTEM: its device dev0 on eth0 alone (none for tcp); sroce-pkt is
+# sroce sending packet by packet, its GSO trains off
+setup() {
 	rdma_all_down dev0
-	[ "$1" = tcp ] && return 0
-	mkdev "$1" dev0 eth0
+	case $1 in
+	tcp) return 0 ;;
+	sroce-pkt)
+		mkdev sroce dev0 eth0 &&
+			echo 0 > /sys/module/srdma/parameters/roce_gso_trains
+		;;
+	*) mkdev "$1" dev0 eth0 ;;
+	esac
 }
 
 # How perftest connects for SYSTEM from this host's IPv4 address ADDR:
 # RoCE by the GID of ADDR, iWARP through rdma_cm.
 conn_args() { # SYSTEM ADDR
 	case $1 in
-	sroce | rxe) echo "-x $(gid_index dev0 "::ffff:$2")" ;;
+	sroce | sroce-pkt | rxe) echo "-x $(gid_index dev0 "::ffff:$2")" ;;
 	*) echo "-R" ;;
 	esac
 }

@@ -33,6 +33,7 @@ port=20000
 log() { echo "bench[host$me]: $*" >&2; }
 
 wire_mtu "${BENCH_MTU:-}" || { log "eth0 refused MTU $BENCH_MTU"; exit 1; }
+wire_offloads "${BENCH_OFFLOADS:-}" >&2 || { log "eth0 refused features $BENCH_OFFLOADS"; exit 1; }
 
 # run_point ID SERVER_CMD... -- CLIENT_CMD...: host2 runs the server, host1
 # retries the client until the server answers; prints the client's output

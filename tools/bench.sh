@@ -14,7 +14,12 @@
 # the default 1500 allows 1024), with its output in build/bench-mtuN/.
 # VM_WIRE=tap runs on the TAP wire, whose NICs have scatter-gather,
 # checksum offload and TSO (tools/vm/tap-wire.sh; root only), with its
-# output in build/bench-tap/ (build/bench-mtuN-tap/).
+# output in build/bench-tap/ (build/bench-mtuN-tap/). BENCH_OFFLOADS sets
+# both guests' eth0 features first (ethtool -K eth0 BENCH_OFFLOADS: for
+# instance "tx-udp-segmentation on" for UDP segmentation offload, which
+# the TAP wire offers with qemu 10 and 6.12 guests: VM_QEMU, KVER, and
+# SRDMA_KO and SIW_KO for modules built for that kernel). BENCH_TAG=NAME
+# puts the output in build/bench-NAME/.
 #
 #   tools/bench.sh [-q]     -q: quick (4 sizes, 1 repetition)
 #   tools/bench.sh --scale [-q]   the scale mode instead: 1 to 1,000
@@ -54,8 +59,9 @@ warm=${BENCH_WARMUP:-30}
 bench_mtu_out
 
 command -v gnuplot > /dev/null || die "gnuplot missing; run 'make deps'"
-[ -r "$SRDMA_REPO/srdma.ko" ] || die "srdma.ko missing; run 'make'"
-case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
+ko=${SRDMA_KO:-$SRDMA_REPO/srdma.ko}
+[ -r "$ko" ] || die "$ko missing; run 'make'"
+[ -n "${SIW_KO:-}" ] || case " $systems " in *" siw "*) "$here/siw-peer.sh" > /dev/null ;; esac
 
 npoints=$(($(echo "$sizes" | wc -w) * 3 + 4))
 nsys=$(echo "$systems" | wc -w)
@@ -66,6 +72,7 @@ rm -rf "$vm"
 "$here/vm/run.sh" -n 2 -t "$limit" -N bench -s 1 \
 	-e "BENCH_SYSTEMS=$systems" -e "BENCH_SIZES=$sizes" \
 	-e "BENCH_REPS=$reps" -e "BENCH_SECS=$secs" -e "BENCH_WARMUP=$warm" -e "BENCH_MTU=$mtu" \
+	-e "BENCH_OFFLOADS=${BENCH_OFFLOADS:-}" -e "SRDMA_KO=$ko" ${SIW_KO:+-e "SIW_KO=$SIW_KO"} \
 	-- "$here/bench-guest.sh" > "$out/vm.log" 2>&1 &
 vmpid=$!
 bench_follow "$vmpid" "$vm"

@@ -18,7 +18,8 @@ export INITRD=No
 # VMs: qemu, the kernel image, a static busybox for the initramfs.
 # Tests: RDMA user space (verbs, rdmacm, perftest, pyverbs), iproute2 (ip, rdma),
 # linux-source (upstream siw peer, checkpatch, kselftest headers).
-# Bench: iperf3 and sockperf (the wire's own rate and round trip), gnuplot.
+# Bench: iperf3 and sockperf (the wire's own rate and round trip), gnuplot,
+# ethtool (a guest NIC's offloads, BENCH_OFFLOADS).
 # Packaging: dkms (make dkms-install; make check-install tests it).
 pkgs=(
 	gcc make libc6-dev sparse python3 perl
@@ -27,7 +28,7 @@ pkgs=(
 	qemu-system-x86 busybox-static cpio gzip xz-utils kmod iproute2 procps
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	python3-pyverbs libibverbs-dev librdmacm-dev iperf3 sockperf
-	gnuplot-nox
+	gnuplot-nox ethtool
 	dkms
 )
 

@@ -92,13 +92,16 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # bench_mtu_out: check BENCH_MTU (eth0's MTU in the guests; empty for
 # their default) and set mtu to it and out to the bench's output directory
 # for it and for the wire (VM_WIRE, tools/vm/run.sh), build/bench,
-# build/bench-mtuN, build/bench-tap or build/bench-mtuN-tap, created.
+# build/bench-mtuN, build/bench-tap or build/bench-mtuN-tap, created;
+# BENCH_TAG=NAME names it build/bench-NAME instead.
 bench_mtu_out() {
 	local wire=
 	mtu=${BENCH_MTU:-}
 	[[ "$mtu" =~ ^([1-9][0-9]*)?$ ]] || die "BENCH_MTU must be a number"
+	[[ "${BENCH_TAG:-}" =~ ^[A-Za-z0-9_.-]*$ ]] || die "BENCH_TAG: letters, digits, . _ - only"
 	[ "${VM_WIRE:-stream}" = stream ] || wire=-$VM_WIRE
 	out=$SRDMA_REPO/build/bench${mtu:+-mtu$mtu}$wire
+	[ -z "${BENCH_TAG:-}" ] || out=$SRDMA_REPO/build/bench-$BENCH_TAG
 	mkdir -p "$out"
 }
 
