@@ -34,13 +34,16 @@ def tcp_ref(m, s, size):
 
 
 # Counters worth a line per message, where a system has them: srdma's
-# (packets out, ACKs, payloads in pages, how siwarp's bytes went to TCP),
+# (packets out, ACKs, payloads in pages, GSO trains, how siwarp's bytes
+# went to TCP),
 # rdma_rxe's, TCP's.
 COUNTS = [
     ("tx_packets", "packets or FPDUs out, ACKs included"),
     ("ack_sent", "ACKs sent"),
     ("retransmits", "packets resent"),
     ("tx_paged", "packets sent from the user's pages"),
+    ("tx_trains", "GSO trains sent"),
+    ("tx_train_packets", "packets sent in them"),
     ("rx_paged", "packets placed from their pages"),
     ("iwarp_tx_spliced_bytes", "bytes to TCP by page reference"),
     ("iwarp_tx_copied_bytes", "bytes to TCP by copy"),

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 USER_HZ = 100
-ORDER = ["tcp", "sroce", "siwarp", "rxe", "siw"]
+ORDER = ["tcp", "sroce", "sroce-pkt", "siwarp", "rxe", "siw"]
 
 
 def num(s):
