@@ -9,8 +9,9 @@
 # get. Verified transfers (every byte checked) must go through trains
 # (the counters say how many, and that most full packets rode in one),
 # at path MTU 1024 and 4096, over IPv4 and IPv6, on UC, through a lossy,
-# reordering, duplicating and corrupting lo; with the parameter off no
-# train may leave; UD never trains.
+# reordering, duplicating and corrupting lo, and with their payloads lent
+# (roce_lend_local=1); with the parameter off no train may leave; UD never
+# trains.
 set -u
 # shellcheck source=selftests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,11 +29,13 @@ ip6=$(ip -6 -o addr show dev "$NETDEV" scope global | awk '{ sub("/.*", "", $4);
 modprobe sch_netem 2> /dev/null
 
 TRAINS=/sys/module/srdma/parameters/roce_gso_trains
+LEND_LOCAL=/sys/module/srdma/parameters/roce_lend_local
 mtu0=$(cat "/sys/class/net/$NETDEV/mtu")
 
 tap_cleanup() {
 	tc qdisc del dev lo root 2> /dev/null
 	[ -w "$TRAINS" ] && echo 1 > "$TRAINS"
+	[ -w "$LEND_LOCAL" ] && echo 0 > "$LEND_LOCAL"
 	ip link set "$NETDEV" mtu "$mtu0" 2> /dev/null
 	srdma_cleanup sroce0
 }
@@ -49,17 +52,21 @@ xfer() {
 
 # A verified transfer whose packets went mostly in trains: of its WRITE
 # and SEND packets (a WRITE's first, longer by its RETH, goes alone) at
-# least 3/4, at least 8 a train on average, and no more than were sent
-# once (unless $lossy: resent packets go in trains too).
+# least 3/4, at least $avg (8) a train on average, and no more than were
+# sent once unless the requester went back (resent packets go in trains
+# too).
 xfer_trains() { # ROUNDS BYTES ADDR [-r]
-	local t0 p0 mtu pkts t n
-	t0=$(trains) && p0=$(train_pkts) && mtu=$(port_mtu) || return 1
+	local t0 p0 r0 mtu pkts t n r
+	t0=$(trains) && p0=$(train_pkts) && mtu=$(port_mtu) &&
+		r0=$(hw_counter sroce0 retransmits) || return 1
 	pkts=$((2 * $1 * $2 / mtu))
 	xfer "$@" || return 1
-	t=$(($(trains) - t0)) && n=$(($(train_pkts) - p0))
-	echo "path MTU $mtu: $n of $pkts packets in $t trains"
-	[ "$t" -gt 0 ] && [ "$n" -ge $((3 * pkts / 4)) ] && [ "$n" -ge $((8 * t)) ] &&
-		{ [ "${lossy:-0}" = 1 ] || [ "$n" -le "$pkts" ]; }
+	t=$(($(trains) - t0)) && n=$(($(train_pkts) - p0)) &&
+		r=$(($(hw_counter sroce0 retransmits) - r0))
+	echo "path MTU $mtu: $n of $pkts packets in $t trains, $r go-backs"
+	hw_counters_nonzero sroce0
+	[ "$t" -gt 0 ] && [ "$n" -ge $((3 * pkts / 4)) ] && [ "$n" -ge $((${avg:-8} * t)) ] &&
+		{ [ "$r" -gt 0 ] || [ "$n" -le "$pkts" ]; }
 }
 
 # The netdev's MTU, and the port's active MTU following it
@@ -89,6 +96,22 @@ ud_alone() {
 	[ "$(trains)" -eq "$t0" ]
 }
 
+# roce_lend_local=1: RC trains carry the user's pages (their first
+# transmissions; lo's receiver gets a copy the stack makes), checked; the
+# packets lent are those of the trains, near enough. A lent packet takes
+# two of an skb's 17 fragments: 8 a train at most.
+lent_trains() {
+	local p0 t0 rc p n avg=4
+	p0=$(hw_counter sroce0 tx_paged) && t0=$(train_pkts) || return 1
+	echo 1 > "$LEND_LOCAL" || return 1
+	xfer_trains 8 1048576 "$ip4"
+	rc=$?
+	echo 0 > "$LEND_LOCAL" || return 1
+	p=$(($(hw_counter sroce0 tx_paged) - p0)) && n=$(($(train_pkts) - t0))
+	echo "tx_paged +$p, tx_train_packets +$n"
+	[ "$rc" -eq 0 ] && [ "$p" -ge $((3 * n / 4)) ] && [ "$p" -le "$n" ]
+}
+
 # roce_gso_trains=0: the same transfer, packet by packet
 trains_off() {
 	local t0 rc
@@ -106,7 +129,7 @@ lossy() { roce_netem lo delay 1ms loss 2% reorder 5% duplicate 1% corrupt 0.1%; 
 # Whole trains are lost, reordered, duplicated, corrupted: the requester
 # resends, and every byte still arrives once
 through_loss() {
-	local r0 lossy=1
+	local r0
 	r0=$(hw_counter sroce0 retransmits) || return 1
 	xfer_trains 8 1048576 "$ip4" && xfer_trains 16 65536 "$ip4" -r || return 1
 	tc -s qdisc show dev lo
@@ -123,7 +146,7 @@ no_crc_drops() {
 }
 
 STEP_TIMEOUT=400
-tap_plan 14
+tap_plan 15
 t "sroce0 on $NETDEV" mkdev sroce sroce0 "$NETDEV" || tap_bail "no sroce0"
 g4=$(gid_index sroce0 "::ffff:$ip4")
 t "8 x 1 MiB WRITE + SEND in trains, checked (path MTU 1024)" xfer_trains 8 1048576 "$ip4"
@@ -137,6 +160,7 @@ else
 fi
 t "UC SENDs in trains, checked" uc_trains
 t "UD: one packet a message, no train" ud_alone
+t "roce_lend_local=1: trains of lent payloads through lo, checked" lent_trains
 t "roce_gso_trains=0: no trains, checked" trains_off
 t "$NETDEV at MTU 9000: the port at 4096" set_mtu 9000 4096
 t "8 x 1 MiB WRITE + SEND in trains, checked (path MTU 4096)" xfer_trains 8 1048576 "$ip4"

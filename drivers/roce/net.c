@@ -133,22 +133,35 @@ static int roce_icrc_piece(void *arg, u32 off, const void *buf, u32 n)
 	return 0;
 }
 
-/*
- * The ICRC of a packet in pieces: the masked headers, then @ib_len - BTH
- * bytes from the BTH at skb->data + @bth (which must be in the head)
- * where they lie. Returns 0 and *@icrc, or roce_skb_walk()'s error.
+/**
+ * roce_icrc_walk() - the ICRC of a packet in pieces
+ * @nh: its IP header, followed by its UDP header
+ * @ipv6: which IP
+ * @bth: its BTH
+ * @skb: holds the rest of the packet, up to the ICRC...
+ * @from: ...from this byte after skb->data (the byte after the BTH)
+ * @ib_len: the packet's bytes from the BTH on, without the ICRC
+ * @icrc: the result
+ *
+ * Return: 0, or roce_skb_walk()'s error.
  */
-static int roce_icrc_skb(struct sk_buff *skb, bool ipv6, u32 bth, u32 ib_len,
-			 u32 *icrc)
+int roce_icrc_walk(const void *nh, bool ipv6, const void *bth,
+		   struct sk_buff *skb, u32 from, u32 ib_len, u32 *icrc)
 {
-	u32 crc = roce_icrc_head(skb_network_header(skb), ipv6,
-				 skb->data + bth);
-	int err = roce_skb_walk(skb, bth + sizeof(struct roce_bth),
-				ib_len - sizeof(struct roce_bth),
+	u32 crc = roce_icrc_head(nh, ipv6, bth);
+	int err = roce_skb_walk(skb, from, ib_len - sizeof(struct roce_bth),
 				roce_icrc_piece, &crc);
 
 	*icrc = ~crc;
 	return err;
+}
+
+/* ...whose BTH is at skb->data + @bth, in the head */
+static int roce_icrc_skb(struct sk_buff *skb, bool ipv6, u32 bth, u32 ib_len,
+			 u32 *icrc)
+{
+	return roce_icrc_walk(skb_network_header(skb), ipv6, skb->data + bth,
+			      skb, bth + sizeof(struct roce_bth), ib_len, icrc);
 }
 
 struct sk_buff *roce_alloc_skb(struct srdma_qp *qp, const struct srdma_av *av,
@@ -189,7 +202,7 @@ static void roce_skb_grow(struct sk_buff *skb, u32 len)
  * srdma_lend_fn: one piece of the payload into @arg's fragments, with a
  * reference on its page, leaving a fragment free for the pad and ICRC.
  */
-static int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len)
+int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len)
 {
 	struct sk_buff *skb = arg;
 	int i = skb_shinfo(skb)->nr_frags;
@@ -255,7 +268,7 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   tail - page_address(page), tail_len);
 	roce_skb_grow(skb, tail_len);
-	err = roce_txq_lend(to_rqp(qp), skb);
+	err = roce_txq_lend(to_rqp(qp), skb, 1);
 	if (err)
 		goto free;
 	return skb;

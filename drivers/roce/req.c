@@ -319,11 +319,12 @@ static u32 roce_req_pkt_len(struct roce_qp *rqp, struct srdma_swqe *w,
 /*
  * Send @w's packets from next_psn, at most @max of them, as one GSO train
  * (train.c): each the size of the first but the message's last, which may
- * be shorter. Only where the route takes trains whole, and only at full
- * speed (a paced QP sends packet by packet). Returns how many were sent:
- * 0 when a train does not apply or could not be built, and the caller
- * sends one packet as usual, which meets any error the payload holds.
- * Lock held.
+ * be shorter; their payloads lent where the first one's may be
+ * (roce_req_lends()), else copied. Only where the route takes trains
+ * whole, and only at full speed (a paced QP sends packet by packet).
+ * Returns how many were sent: 0 when a train does not apply or could not
+ * be built, and the caller sends one packet as usual, which meets any
+ * error the payload holds. Lock held.
  */
 static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 			   u32 max)
@@ -334,6 +335,8 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 	u32 bytes = 0, len, next;
 	struct roce_train t;
 	struct roce_req_pkt p;
+	bool lent;
+	int err;
 
 	if (!READ_ONCE(rqp->route_gso) || rqp->cc.limited ||
 	    roce_service(qp) == ROCE_OP_UD || roce_is_rd(w->wr.opcode))
@@ -343,10 +346,12 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 	if (max < 2)
 		return 0;
 	/* a WRITE's first packet, longer by its RETH, goes alone */
-	len = roce_req_pkt_len(rqp, w, psn, &p);
 	next = roce_req_pkt_len(rqp, w, psn_add(psn, 1), &p);
-	if (next > len || (next < len && psn_add(psn, 1) != rw->last_psn) ||
-	    roce_train_start(qp, &t))
+	len = roce_req_pkt_len(rqp, w, psn, &p);
+	if (next > len || (next < len && psn_add(psn, 1) != rw->last_psn))
+		return 0;
+	lent = roce_req_lends(rqp, w, psn, p.paylen);
+	if (roce_train_start(qp, &t, lent))
 		return 0;
 	while (t.n < max) {
 		void *h;
@@ -355,27 +360,40 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 		/* a shorter packet ends a train: only the message's last */
 		if (t.n && len < t.pkt_len && psn != rw->last_psn)
 			break;
-		h = roce_train_add(&t, len);
-		if (!h)
-			break;
-		h = roce_req_headers(rqp, w, psn, &p, h);
-		if (srdma_swqe_read(qp, w, p.off, h, p.paylen)) {
-			roce_train_abort(&t);
-			return 0;
+		if (lent) {
+			if (!roce_req_lends(rqp, w, psn, p.paylen))
+				break;
+			h = roce_train_add_lent(&t, qp, w, p.hdr_len, p.off,
+						p.paylen, &err);
+			if (err)
+				goto abort;
+			if (!h)
+				break;
+			roce_req_headers(rqp, w, psn, &p, h);
+		} else {
+			h = roce_train_add(&t, len);
+			if (!h)
+				break;
+			h = roce_req_headers(rqp, w, psn, &p, h);
+			if (srdma_swqe_read(qp, w, p.off, h, p.paylen))
+				goto abort;
+			memset(h + p.paylen, 0, ALIGN(p.paylen, 4) - p.paylen);
 		}
-		memset(h + p.paylen, 0, ALIGN(p.paylen, 4) - p.paylen);
 		bytes += p.hdr_len + p.paylen;
 		psn = psn_add(psn, 1);
 	}
-	if (t.n < 2) {
-		roce_train_abort(&t);
-		return 0;
-	}
+	if (t.n < 2 || roce_train_finish(qp, &t))
+		goto abort;
+	if (lent)
+		srdma_tp_count_add(qp_dev(qp), ROCE_CNT_TX_PAGED, t.n);
 	if (psn_diff(rqp->next_psn, rqp->sent_psn) < 0)
 		roce_txq_resend(rqp);
 	roce_train_xmit(qp, p.av, &t);	/* lost packets are retransmitted */
 	roce_cc_sent(rqp, bytes);
 	return psn_diff(psn, rqp->next_psn);
+abort:
+	roce_train_abort(&t);
+	return 0;
 }
 
 /*

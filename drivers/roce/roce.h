@@ -394,6 +394,9 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 				    const struct srdma_swqe *w, u32 hdr_len,
 				    u32 off, u32 paylen);
 u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len);
+int roce_icrc_walk(const void *nh, bool ipv6, const void *bth,
+		   struct sk_buff *skb, u32 from, u32 ib_len, u32 *icrc);
+int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len);
 int roce_wrap(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb, u8 opcode, u32 segs);
 int roce_output(struct srdma_qp *qp, struct sk_buff *skb, u32 pkts);
@@ -430,12 +433,18 @@ struct roce_train {
 	u32 pkt_len;			/* gso_size: each packet but the last */
 	u32 len;			/* all of them, BTH to ICRC */
 	u32 n;				/* packets */
-	void *pkt[ROCE_TRAIN_MAX];	/* each one's BTH */
+	bool lent;			/* their payloads the user's pages */
+	void *bth[ROCE_TRAIN_MAX];	/* each one's BTH */
+	void *icrc[ROCE_TRAIN_MAX];	/* where its ICRC goes */
 };
 
 bool roce_train_route(const struct net_device *ndev);
-int roce_train_start(struct srdma_qp *qp, struct roce_train *t);
+int roce_train_start(struct srdma_qp *qp, struct roce_train *t, bool lent);
 void *roce_train_add(struct roce_train *t, u32 len);
+void *roce_train_add_lent(struct roce_train *t, struct srdma_qp *qp,
+			  const struct srdma_swqe *w, u32 hdr_len, u32 off,
+			  u32 paylen, int *err);
+int roce_train_finish(struct srdma_qp *qp, struct roce_train *t);
 void roce_train_abort(struct roce_train *t);
 int roce_train_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		    struct roce_train *t);
@@ -445,7 +454,7 @@ int roce_txq_init(struct roce_qp *rqp);
 void roce_txq_detach(struct roce_qp *rqp);
 void roce_txq_fini(struct roce_qp *rqp);
 void roce_txq_own(struct roce_qp *rqp, struct sk_buff *skb, u32 pkts);
-int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb);
+int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb, u32 pkts);
 void roce_txq_resend(struct roce_qp *rqp);
 bool roce_txq_sq_held(struct srdma_qp *qp, bool success);
 u32 roce_txq_lent(struct roce_qp *rqp);

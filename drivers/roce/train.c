@@ -17,8 +17,12 @@
  * (CHECKSUM_PARTIAL): a train's packets carry one where single packets
  * carry zero, as RoCEv2 allows (IBTA A17.4.3).
  *
- * Payloads are copied into page fragments, one per packet, never lent:
- * a lent packet takes two or three fragments of the skb's seventeen.
+ * A packet copied lies in one page fragment of its own. A packet whose
+ * payload is lent (as roce_alloc_skb_lent() lends one sent singly) takes
+ * a fragment of ours for its headers and the ICRC of the packet before,
+ * then the user's pages: two fragments, three where the payload crosses
+ * a page, so about eight such packets fill the skb's seventeen. A lent
+ * train is one zero-copy skb whose callback counts for all its packets.
  */
 #include <linux/module.h>
 #include <net/ip.h>
@@ -48,8 +52,12 @@ bool roce_train_route(const struct net_device *ndev)
 	       READ_ONCE(ndev->gso_max_segs) >= ROCE_TRAIN_MAX;
 }
 
-/* A train with no packets yet. Returns 0 or -ENOMEM. */
-int roce_train_start(struct srdma_qp *qp, struct roce_train *t)
+/*
+ * A train with no packets yet; @lent: its payloads will be the user's
+ * pages (roce_train_add_lent()), else copies (roce_train_add()). Returns
+ * 0 or -ENOMEM.
+ */
+int roce_train_start(struct srdma_qp *qp, struct roce_train *t, bool lent)
 {
 	memset(t, 0, sizeof(*t));
 	t->skb = roce_alloc_skb(qp, NULL, 0, 0);
@@ -57,6 +65,7 @@ int roce_train_start(struct srdma_qp *qp, struct roce_train *t)
 		return -ENOMEM;
 	/* roce_alloc_skb() put an ICRC's room for one packet in the head */
 	__skb_trim(t->skb, 0);
+	t->lent = lent;
 	return 0;
 }
 
@@ -67,24 +76,22 @@ void roce_train_abort(struct roce_train *t)
 	t->skb = NULL;
 }
 
-/**
- * roce_train_add() - room for one more packet at the end of a train
- * @t: the train
- * @len: the packet's bytes, BTH to ICRC: the first packet's, or fewer
- *	for the message's last packet, after which nothing is added
- *
- * Return: where to write the packet (@len bytes, in one piece), or NULL
- * when it does not fit: the train is full, or no memory.
- */
-void *roce_train_add(struct roce_train *t, u32 len)
+/* Whether a packet of @len bytes, BTH to ICRC, may join @t. */
+static bool roce_train_fits(const struct roce_train *t, u32 len)
+{
+	return t->n < ROCE_TRAIN_MAX && (!t->n || len <= t->pkt_len) &&
+	       t->len + len <= ROCE_TRAIN_BYTES_MAX;
+}
+
+/* @len bytes of our own at the end of @t's fragments, or NULL. */
+static void *roce_train_piece(struct roce_train *t, u32 len)
 {
 	struct sk_buff *skb = t->skb;
 	int i = skb_shinfo(skb)->nr_frags;
 	struct page *page;
 	void *buf;
 
-	if (t->n == ROCE_TRAIN_MAX || i == MAX_SKB_FRAGS ||
-	    (t->n && len > t->pkt_len) || t->len + len > ROCE_TRAIN_BYTES_MAX)
+	if (i == MAX_SKB_FRAGS)
 		return NULL;
 	buf = netdev_alloc_frag(len);
 	if (!buf)
@@ -94,11 +101,129 @@ void *roce_train_add(struct roce_train *t, u32 len)
 	skb->len += len;
 	skb->data_len += len;
 	skb->truesize += len;
+	return buf;
+}
+
+/* The next packet of @len bytes, at @bth, its ICRC at @icrc, is in. */
+static void roce_train_count(struct roce_train *t, u32 len, void *bth,
+			     void *icrc)
+{
 	if (!t->n)
 		t->pkt_len = len;
 	t->len += len;
-	t->pkt[t->n++] = buf;
+	t->bth[t->n] = bth;
+	t->icrc[t->n++] = icrc;
+}
+
+/**
+ * roce_train_add() - room for one more packet, copied, at a train's end
+ * @t: the train, not lent
+ * @len: the packet's bytes, BTH to ICRC: the first packet's, or fewer
+ *	for the message's last packet, after which nothing is added
+ *
+ * Return: where to write the packet (@len bytes, in one piece), or NULL
+ * when it does not fit: the train is full, or no memory.
+ */
+void *roce_train_add(struct roce_train *t, u32 len)
+{
+	void *buf;
+
+	if (!roce_train_fits(t, len))
+		return NULL;
+	buf = roce_train_piece(t, len);
+	if (buf)
+		roce_train_count(t, len, buf, buf + len - ROCE_ICRC_BYTES);
 	return buf;
+}
+
+/* Drop @t's fragments from @nr on: a packet that did not fit after all. */
+static void roce_train_trim(struct roce_train *t, int nr)
+{
+	struct skb_shared_info *sh = skb_shinfo(t->skb);
+
+	while (sh->nr_frags > nr) {
+		skb_frag_t *f = &sh->frags[--sh->nr_frags];
+		u32 len = skb_frag_size(f);
+
+		t->skb->len -= len;
+		t->skb->data_len -= len;
+		t->skb->truesize -= len;
+		put_page(skb_frag_page(f));
+	}
+}
+
+/**
+ * roce_train_add_lent() - one more packet, its payload lent, at a train's end
+ * @t: the train, lent
+ * @qp: the QP
+ * @w: the send WQE whose payload the packet carries
+ * @hdr_len: the packet's headers, BTH on
+ * @off: its payload's first byte in @w
+ * @paylen: its payload's bytes
+ * @err: set where the payload cannot be lent for a reason of its own
+ *	(srdma_swqe_lend()'s error; not when the train is full)
+ *
+ * The headers go in a piece of our own that also holds the ICRC of the
+ * packet before, the payload as references to the pages it lies in
+ * (srdma_swqe_lend(), the keys checked), so that a packet takes two
+ * fragments, three where its payload crosses a page. roce_train_xmit()
+ * adds the last packet's pad and ICRC.
+ *
+ * Return: where to write the headers, or NULL when the packet does not
+ * fit (*@err 0) or cannot be lent (*@err set).
+ */
+void *roce_train_add_lent(struct roce_train *t, struct srdma_qp *qp,
+			  const struct srdma_swqe *w, u32 hdr_len, u32 off,
+			  u32 paylen, int *err)
+{
+	u32 len = hdr_len + ALIGN(paylen, 4) + ROCE_ICRC_BYTES;
+	u32 lead = t->n ? ROCE_ICRC_BYTES : 0;
+	int nr = skb_shinfo(t->skb)->nr_frags;
+	void *buf;
+
+	*err = 0;
+	/* a lent packet's payload fills whole words: only full packets */
+	if (!roce_train_fits(t, len) || paylen & 3)
+		return NULL;
+	buf = roce_train_piece(t, lead + hdr_len);
+	if (!buf)
+		return NULL;
+	/* roce_lend_piece() keeps a fragment free for what follows */
+	*err = srdma_swqe_lend(qp, w, off, paylen, roce_lend_piece, t->skb);
+	if (*err) {
+		roce_train_trim(t, nr);
+		if (*err == -EOPNOTSUPP)
+			*err = 0;	/* the train is full */
+		return NULL;
+	}
+	if (t->n)
+		t->icrc[t->n - 1] = buf;
+	roce_train_count(t, len, buf + lead, NULL);
+	return buf + lead;
+}
+
+/**
+ * roce_train_finish() - close a train of two or more packets for sending
+ * @qp: their QP
+ * @t: the train
+ *
+ * A lent train gets its last packet's ICRC a piece of its own and becomes
+ * a zero-copy skb counted as its packets (roce_txq_lend()).
+ *
+ * Return: 0, or -ENOMEM (abort the train).
+ */
+int roce_train_finish(struct srdma_qp *qp, struct roce_train *t)
+{
+	void *tail;
+
+	if (!t->lent)
+		return 0;
+	/* lent packets are full ones: no pad */
+	tail = roce_train_piece(t, ROCE_ICRC_BYTES);
+	if (!tail)
+		return -ENOMEM;
+	t->icrc[t->n - 1] = tail;
+	return roce_txq_lend(to_rqp(qp), t->skb, t->n);
 }
 
 /* The length of packet @i of @t, ICRC included. */
@@ -111,14 +236,16 @@ static u32 roce_train_pkt_len(const struct roce_train *t, u32 i)
  * Seal each packet with the ICRC of the headers segmentation will give
  * it, from the train's IP and UDP headers at @skb's network header.
  */
-static void roce_train_seal(struct srdma_qp *qp, const struct roce_train *t,
-			    struct sk_buff *skb, bool ipv6)
+static int roce_train_seal(struct srdma_qp *qp, const struct roce_train *t,
+			   struct sk_buff *skb, bool ipv6)
 {
 	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
 	u32 iplen = ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
 	struct udphdr *uh = (void *)hdr + iplen;
 	struct ipv6hdr *ip6 = (void *)hdr;
 	struct iphdr *ip4 = (void *)hdr;
+	/* the first BTH, after the UDP header, from skb->data */
+	u32 from = skb_transport_offset(skb) + sizeof(*uh);
 	u16 id;
 	u32 i;
 
@@ -127,7 +254,8 @@ static void roce_train_seal(struct srdma_qp *qp, const struct roce_train *t,
 	for (i = 0; i < t->n; i++) {
 		u32 len = roce_train_pkt_len(t, i);
 		u32 ib_len = len - ROCE_ICRC_BYTES;
-		u8 *ib = t->pkt[i];
+		u32 icrc;
+		int err;
 
 		uh->len = htons(sizeof(*uh) + len);
 		if (ipv6) {
@@ -136,18 +264,25 @@ static void roce_train_seal(struct srdma_qp *qp, const struct roce_train *t,
 			ip4->tot_len = htons(iplen + sizeof(*uh) + len);
 			ip4->id = htons(id + i);
 		}
-		put_unaligned_le32(roce_icrc(hdr, ipv6, ib, ib_len),
-				   ib + ib_len);
-		trace_srdma_roce_tx(&qp->ibqp, (struct roce_bth *)ib, len);
+		err = roce_icrc_walk(hdr, ipv6, t->bth[i], skb,
+				     from + sizeof(struct roce_bth), ib_len,
+				     &icrc);
+		if (err)
+			return err;
+		put_unaligned_le32(icrc, t->icrc[i]);
+		trace_srdma_roce_tx(&qp->ibqp, t->bth[i], len);
 		srdma_count_pkt(qp, true, len);
+		from += len;
 	}
+	return 0;
 }
 
 /**
  * roce_train_xmit() - send a train of two or more packets
  * @qp: their QP
  * @av: their path
- * @t: the train, every packet written but its ICRC
+ * @t: the train, every packet written but its ICRC, finished
+ *	(roce_train_finish())
  *
  * Return: 0, or roce_wrap()'s and ip_local_out()'s errors (a lost packet
  * is retransmitted, as one sent singly). Consumes the train.
@@ -156,7 +291,7 @@ int roce_train_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 		    struct roce_train *t)
 {
 	bool ipv6 = av->network_type == RXE_NETWORK_TYPE_IPV6;
-	struct roce_bth *bth = t->pkt[0];
+	struct roce_bth *bth = t->bth[0];
 	struct sk_buff *skb = t->skb;
 	struct udphdr *uh;
 	int err;
@@ -165,7 +300,10 @@ int roce_train_xmit(struct srdma_qp *qp, const struct srdma_av *av,
 	err = roce_wrap(qp, av, skb, bth->opcode, t->n);
 	if (err)
 		return err;
-	roce_train_seal(qp, t, skb, ipv6);
+	if (WARN_ON_ONCE(roce_train_seal(qp, t, skb, ipv6))) {
+		kfree_skb(skb);
+		return -EFAULT;
+	}
 
 	uh = udp_hdr(skb);
 	if (ipv6) {

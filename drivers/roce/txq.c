@@ -58,10 +58,11 @@ struct roce_txq {
 	struct roce_qp *rqp;		/* NULL once destroy has begun */
 };
 
-/* The zero-copy state of one lent packet. */
+/* The zero-copy state of one lent packet, or of a train of them. */
 struct roce_lent {
 	struct ubuf_info ubuf;
 	struct roce_txq *txq;
+	u32 pkts;
 };
 
 /* The packets a QP not paced may keep in this host... */
@@ -177,25 +178,27 @@ static void roce_lent_done(struct sk_buff *skb, struct ubuf_info *ubuf,
 {
 	struct roce_lent *lent = container_of(ubuf, struct roce_lent, ubuf);
 	struct roce_txq *txq = lent->txq;
+	u32 pkts = lent->pkts;
 
 	if (!refcount_dec_and_test(&ubuf->refcnt))
 		return;
 	kfree(lent);
-	if (atomic_dec_and_test(&txq->lent)) {
+	if (atomic_sub_and_test(pkts, &txq->lent)) {
 		clear_bit(ROCE_TXQ_RESENT, &txq->flags);
 		/* pairs with roce_txq_sq_held(): the count, or the bit */
 		if (test_and_clear_bit(ROCE_TXQ_HOLDING, &txq->flags))
 			roce_txq_resume(txq);
 	}
-	roce_txq_uncount(txq, 1);
+	roce_txq_uncount(txq, pkts);
 }
 
 SRDMA_UBUF_OPS(roce_lent_ops, roce_lent_done);
 
 /**
- * roce_txq_lend() - count a packet whose payload is lent
+ * roce_txq_lend() - count a packet whose payload is lent, or a train
  * @rqp: its QP
  * @skb: the packet, the user's pages in its fragments
+ * @pkts: the packets it carries: 1, or a train's (train.c)
  *
  * From here on the QP's completions may wait for it (roce_txq_sq_held()),
  * and roce_txq_own() leaves it alone: its zero-copy callback uncounts it.
@@ -203,7 +206,7 @@ SRDMA_UBUF_OPS(roce_lent_ops, roce_lent_done);
  *
  * Return: 0, or -ENOMEM (nothing counted: free the packet, or copy).
  */
-int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb)
+int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb, u32 pkts)
 {
 	struct roce_lent *lent = kmalloc(sizeof(*lent), GFP_ATOMIC);
 	struct roce_txq *txq = rqp->txq;
@@ -216,9 +219,10 @@ int roce_txq_lend(struct roce_qp *rqp, struct sk_buff *skb)
 	/* the stack copies the pages before a clone or a local receiver */
 	lent->ubuf.flags = SKBFL_ZEROCOPY_FRAG;
 	lent->txq = txq;
+	lent->pkts = pkts;
 	refcount_inc(&txq->ref);
-	atomic_inc(&txq->pkts);
-	atomic_inc(&txq->lent);
+	atomic_add(pkts, &txq->pkts);
+	atomic_add(pkts, &txq->lent);
 	/* the skb takes our reference to the ubuf */
 	skb_zcopy_set(skb, &lent->ubuf, &have_ref);
 	return 0;
