@@ -18,8 +18,9 @@
 # rules, since 6.12 pins read-only MRs differently (a write-sealed memfd
 # can be registered for reading there); and srdma_observe, whose siwarp
 # transfer over lo goes to TCP by MSG_SPLICE_PAGES there (6.1:
-# kernel_sendpage), and wire_offload, whose lent RoCE packets go through
-# 6.12's zero-copy callbacks (struct ubuf_info_ops) across a NIC.
+# kernel_sendpage), wire_offload, whose lent RoCE packets go through
+# 6.12's zero-copy callbacks (struct ubuf_info_ops) across a NIC, and
+# roce_trains, whose GSO trains 6.12's UDP layer cuts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
