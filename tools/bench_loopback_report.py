@@ -78,7 +78,7 @@ def print_counts(out):
             # one module counts for both transports: a zero is the other
             # transport's counter, except for resends, whose zero is news
             if diffs.get(name) or (name == "retransmits" and name in diffs):
-                print("  %-7s %-24s %10.2f  %s" % (s, name, diffs[name] / msgs, what))
+                print("  %-9s %-24s %10.2f  %s" % (s, name, diffs[name] / msgs, what))
 
 
 def verdict(r, ok):
@@ -115,10 +115,10 @@ def main():
           " address to itself over lo);\nwrite: RDMA WRITE (ib_write_bw), busy-polling;"
           " send_ev: SEND (ib_send_bw -e),\nboth sides sleeping on completion events;"
           " medians")
-    print("%-7s %-8s %8s %10s %10s %8s %10s %10s" % (
+    print("%-9s %-8s %8s %10s %10s %8s %10s %10s" % (
         "system", "op", "size", "MB/s", "TCP MB/s", "/ TCP", "CPU s/GB", "kern s/GB"))
     for s, op, size, mbs, ref, r, cpu, kcpu in rows:
-        print("%-7s %-8s %8d %10s %10s %8s %10s %10s" % (
+        print("%-9s %-8s %8d %10s %10s %8s %10s %10s" % (
             s, op, size, fmt(mbs), fmt(ref), fmt(r, "%.2f"),
             fmt(cpu, "%.2f"), fmt(kcpu, "%.2f")))
 
