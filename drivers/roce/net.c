@@ -458,7 +458,8 @@ int roce_output(struct srdma_qp *qp, struct sk_buff *skb, u32 pkts)
 	struct dst_entry *dst = skb_dst(skb);
 	struct net *net = dev_net(qp_dev(qp)->ndev);
 	struct roce_qp *rqp = to_rqp(qp);
-	bool sg, gso;
+	u32 train;
+	bool sg;
 
 	/*
 	 * roce_send_psn() lends pages only to a route that takes them, and
@@ -468,9 +469,9 @@ int roce_output(struct srdma_qp *qp, struct sk_buff *skb, u32 pkts)
 	     (!(dst->dev->flags & IFF_LOOPBACK) || READ_ONCE(roce_lend_local));
 	if (READ_ONCE(rqp->route_sg) != sg)
 		WRITE_ONCE(rqp->route_sg, sg);
-	gso = roce_train_route(dst->dev);
-	if (READ_ONCE(rqp->route_gso) != gso)
-		WRITE_ONCE(rqp->route_gso, gso);
+	train = roce_train_route(dst->dev);
+	if (READ_ONCE(rqp->route_train_bytes) != train)
+		WRITE_ONCE(rqp->route_train_bytes, train);
 
 	skb->dev = dst->dev;
 	roce_txq_own(rqp, skb, pkts);

@@ -331,6 +331,7 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 {
 	struct srdma_qp *qp = rqp->qp;
 	struct roce_swqe *rw = to_rswqe(w);
+	u32 train_bytes = READ_ONCE(rqp->route_train_bytes);
 	u32 psn = rqp->next_psn;
 	u32 bytes = 0, len, next;
 	struct roce_train t;
@@ -338,7 +339,7 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 	bool lent;
 	int err;
 
-	if (!READ_ONCE(rqp->route_gso) || rqp->cc.limited ||
+	if (!train_bytes || rqp->cc.limited ||
 	    roce_service(qp) == ROCE_OP_UD || roce_is_rd(w->wr.opcode))
 		return 0;
 	max = min3(max, (u32)ROCE_TRAIN_MAX,
@@ -351,7 +352,7 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 	if (next > len || (next < len && psn_add(psn, 1) != rw->last_psn))
 		return 0;
 	lent = roce_req_lends(rqp, w, psn, p.paylen);
-	if (roce_train_start(qp, &t, lent))
+	if (roce_train_start(qp, &t, lent, train_bytes))
 		return 0;
 	while (t.n < max) {
 		void *h;
@@ -367,6 +368,12 @@ static u32 roce_send_train(struct roce_qp *rqp, struct srdma_swqe *w,
 						p.paylen, &err);
 			if (err)
 				goto abort;
+			if (!h && !t.n) {
+				/* its pages cannot be lent: copy them all */
+				lent = false;
+				t.lent = false;
+				continue;
+			}
 			if (!h)
 				break;
 			roce_req_headers(rqp, w, psn, &p, h);

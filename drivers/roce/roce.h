@@ -248,7 +248,7 @@ struct roce_qp {
 	struct dst_cache dst_cache;
 	struct srdma_av route_av;	/* the path dst_cache is for */
 	bool route_sg;			/* it takes page fragments, not to lo */
-	bool route_gso;			/* ...UDP GSO trains whole (train.c) */
+	u32 route_train_bytes;		/* ...UDP GSO trains this big whole */
 	u16 src_port;
 	bool dead;			/* destroy started: send nothing */
 	bool resetting;			/* to RESET: the SQ is not ours now */
@@ -432,14 +432,16 @@ struct roce_train {
 	struct sk_buff *skb;		/* UDP GSO; the packets in fragments */
 	u32 pkt_len;			/* gso_size: each packet but the last */
 	u32 len;			/* all of them, BTH to ICRC */
+	u32 max_bytes;			/* the most len may reach */
 	u32 n;				/* packets */
 	bool lent;			/* their payloads the user's pages */
 	void *bth[ROCE_TRAIN_MAX];	/* each one's BTH */
 	void *icrc[ROCE_TRAIN_MAX];	/* where its ICRC goes */
 };
 
-bool roce_train_route(const struct net_device *ndev);
-int roce_train_start(struct srdma_qp *qp, struct roce_train *t, bool lent);
+u32 roce_train_route(struct net_device *ndev);
+int roce_train_start(struct srdma_qp *qp, struct roce_train *t, bool lent,
+		     u32 max_bytes);
 void *roce_train_add(struct roce_train *t, u32 len);
 void *roce_train_add_lent(struct roce_train *t, struct srdma_qp *qp,
 			  const struct srdma_swqe *w, u32 hdr_len, u32 off,

@@ -44,22 +44,72 @@ MODULE_PARM_DESC(roce_gso_trains,
  */
 #define ROCE_TRAIN_BYTES_MAX	(SZ_64K - 256)
 
-/* Whether packets to @ndev should go as trains. */
-bool roce_train_route(const struct net_device *ndev)
+/* Room for the link, IP and UDP headers in a device's GSO limit. */
+#define ROCE_TRAIN_HDR_ROOM	128
+
+/*
+ * The most bytes a train to @ndev may hold (ROCE_TRAIN_BYTES_MAX at most,
+ * and what its GSO size leaves), or 0 when @ndev would not take it whole.
+ */
+static u32 roce_train_dev_bytes(const struct net_device *ndev)
 {
-	return READ_ONCE(roce_gso_trains) &&
-	       (ndev->features & NETIF_F_GSO_UDP_L4) &&
-	       READ_ONCE(ndev->gso_max_segs) >= ROCE_TRAIN_MAX;
+	u32 gso = READ_ONCE(ndev->gso_max_size);
+
+	if (!(READ_ONCE(ndev->features) & NETIF_F_GSO_UDP_L4) ||
+	    READ_ONCE(ndev->gso_max_segs) < ROCE_TRAIN_MAX ||
+	    gso <= ROCE_TRAIN_HDR_ROOM)
+		return 0;
+	return min_t(u32, ROCE_TRAIN_BYTES_MAX, gso - ROCE_TRAIN_HDR_ROOM);
+}
+
+/* netdev_walk_all_lower_dev_rcu(): the least of the devices' limits */
+static int roce_train_lower(struct net_device *lower,
+			    struct netdev_nested_priv *priv)
+{
+	u32 *bytes = priv->data;
+
+	*bytes = min(*bytes, roce_train_dev_bytes(lower));
+	return !*bytes;		/* no need to look further */
+}
+
+/**
+ * roce_train_route() - how big a train the route's device takes whole
+ * @ndev: the route's device
+ *
+ * Stacked devices (VLANs, bonds, bridges, macvlan) claim UDP segmentation
+ * whatever the devices below them do: a train is only sent where every
+ * device below takes it too, or it would be cut in software there (after
+ * a lent train's pages were copied, for a start).
+ *
+ * Return: the most bytes, BTH to ICRC, a train may hold; 0: no trains.
+ */
+u32 roce_train_route(struct net_device *ndev)
+{
+	struct netdev_nested_priv priv;
+	u32 bytes;
+
+	if (!READ_ONCE(roce_gso_trains))
+		return 0;
+	bytes = roce_train_dev_bytes(ndev);
+	if (!bytes)
+		return 0;
+	priv.data = &bytes;
+	rcu_read_lock();
+	netdev_walk_all_lower_dev_rcu(ndev, roce_train_lower, &priv);
+	rcu_read_unlock();
+	return bytes;
 }
 
 /*
- * A train with no packets yet; @lent: its payloads will be the user's
- * pages (roce_train_add_lent()), else copies (roce_train_add()). Returns
- * 0 or -ENOMEM.
+ * A train with no packets yet, of at most @max_bytes (roce_train_route());
+ * @lent: its payloads will be the user's pages (roce_train_add_lent()),
+ * else copies (roce_train_add()). Returns 0 or -ENOMEM.
  */
-int roce_train_start(struct srdma_qp *qp, struct roce_train *t, bool lent)
+int roce_train_start(struct srdma_qp *qp, struct roce_train *t, bool lent,
+		     u32 max_bytes)
 {
 	memset(t, 0, sizeof(*t));
+	t->max_bytes = max_bytes;
 	t->skb = roce_alloc_skb(qp, NULL, 0, 0);
 	if (!t->skb)
 		return -ENOMEM;
@@ -80,7 +130,7 @@ void roce_train_abort(struct roce_train *t)
 static bool roce_train_fits(const struct roce_train *t, u32 len)
 {
 	return t->n < ROCE_TRAIN_MAX && (!t->n || len <= t->pkt_len) &&
-	       t->len + len <= ROCE_TRAIN_BYTES_MAX;
+	       t->len + len <= t->max_bytes;
 }
 
 /* @len bytes of our own at the end of @t's fragments, or NULL. */

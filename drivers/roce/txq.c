@@ -294,7 +294,8 @@ static u32 roce_txq_pkt_bytes(struct roce_qp *rqp)
 /*
  * May the QP add a packet to those in this host? If not, the destructor
  * of the packet that leaves half the limit behind runs the requester and
- * the READ responder again. Lock held.
+ * the READ responder again. A GSO train added after a yes may take the
+ * count up to ROCE_TRAIN_MAX - 1 past the limit. Lock held.
  */
 bool roce_txq_room(struct roce_qp *rqp)
 {
