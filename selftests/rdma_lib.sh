@@ -199,6 +199,14 @@ roce_netem() {
 			$roce flowid 1:2
 }
 
+# pingpong_checked uc|ud DEV GID SIZE ADDR: ibv_uc_pingpong or
+# ibv_ud_pingpong of SIZE bytes between DEV and itself at ADDR (GID its
+# index), 100 iterations, -c checking every byte
+pingpong_checked() {
+	pair timeout 60 "ibv_$1_pingpong" -d "$2" -g "$3" -s "$4" -n 100 -c -- \
+		timeout 60 "ibv_$1_pingpong" -d "$2" -g "$3" -s "$4" -n 100 -c "$5"
+}
+
 # lent_held_shown SECS: within SECS seconds (times TIMEOUT_SCALE) rdma res
 # shows a QP whose completions wait for its lent packets (sroce's
 # zero-copy transmit); prints its count of them.

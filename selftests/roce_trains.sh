@@ -79,9 +79,7 @@ set_mtu() { # NETDEV_MTU PORT_MTU
 pingpong_trains() { # uc|ud SIZE
 	local t0
 	t0=$(trains) || return 1
-	pair timeout 60 "ibv_$1_pingpong" -d sroce0 -g "$g4" -s "$2" -n 100 -c -- \
-		timeout 60 "ibv_$1_pingpong" -d sroce0 -g "$g4" -s "$2" -n 100 -c "$ip4" ||
-		return 1
+	pingpong_checked "$1" sroce0 "$g4" "$2" "$ip4" || return 1
 	echo "tx_trains: $t0 -> $(trains)"
 	if [ "$1" = uc ]; then
 		[ "$(trains)" -gt "$t0" ]

@@ -90,9 +90,7 @@ local_copies() {
 copied() { # uc|ud SIZE
 	local p0
 	p0=$(paged) || return 1
-	pair timeout 60 "ibv_$1_pingpong" -d sroce0 -g "$g4" -s "$2" -n 100 -c -- \
-		timeout 60 "ibv_$1_pingpong" -d sroce0 -g "$g4" -s "$2" -n 100 -c "$ip4" ||
-		return 1
+	pingpong_checked "$1" sroce0 "$g4" "$2" "$ip4" || return 1
 	echo "tx_paged: $p0 -> $(paged)"
 	[ "$(paged)" -eq "$p0" ]
 }
