@@ -198,6 +198,33 @@ static void roce_skb_grow(struct sk_buff *skb, u32 len)
 	skb->truesize += len;
 }
 
+/**
+ * roce_skb_add_frag() - @len bytes of our own as @skb's next fragment
+ * @skb: the packet
+ * @len: at most what a page fragment cache gives in one piece
+ *
+ * The fragment takes the allocation's page reference.
+ *
+ * Return: where the bytes are, to be written, or NULL (no memory, or no
+ * fragment left).
+ */
+void *roce_skb_add_frag(struct sk_buff *skb, u32 len)
+{
+	int i = skb_shinfo(skb)->nr_frags;
+	struct page *page;
+	void *buf;
+
+	if (i == MAX_SKB_FRAGS)
+		return NULL;
+	buf = netdev_alloc_frag(len);
+	if (!buf)
+		return NULL;
+	page = virt_to_head_page(buf);
+	skb_fill_page_desc(skb, i, page, buf - page_address(page), len);
+	roce_skb_grow(skb, len);
+	return buf;
+}
+
 /*
  * srdma_lend_fn: one piece of the payload into @arg's fragments, with a
  * reference on its page, leaving a fragment free for the pad and ICRC.
@@ -246,7 +273,6 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 {
 	u32 tail_len = ((-paylen) & 3) + ROCE_ICRC_BYTES;
 	struct sk_buff *skb = roce_alloc_skb(qp, av, hdr_len, 0);
-	struct page *page;
 	void *tail;
 	int err;
 
@@ -257,17 +283,13 @@ struct sk_buff *roce_alloc_skb_lent(struct srdma_qp *qp,
 	err = srdma_swqe_lend(qp, w, off, paylen, roce_lend_piece, skb);
 	if (err)
 		goto free;
-	tail = netdev_alloc_frag(tail_len);
+	/* roce_lend_piece() left a fragment for it */
+	tail = roce_skb_add_frag(skb, tail_len);
 	if (!tail) {
 		err = -ENOMEM;
 		goto free;
 	}
 	memset(tail, 0, tail_len);
-	page = virt_to_head_page(tail);
-	/* roce_lend_piece() left this slot; it takes the allocation's reference */
-	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
-			   tail - page_address(page), tail_len);
-	roce_skb_grow(skb, tail_len);
 	err = roce_txq_lend(to_rqp(qp), skb, 1);
 	if (err)
 		goto free;

@@ -397,6 +397,7 @@ u32 roce_icrc(const void *nh, bool ipv6, const void *ib, u32 ib_len);
 int roce_icrc_walk(const void *nh, bool ipv6, const void *bth,
 		   struct sk_buff *skb, u32 from, u32 ib_len, u32 *icrc);
 int roce_lend_piece(void *arg, struct page *page, u32 off, u32 len);
+void *roce_skb_add_frag(struct sk_buff *skb, u32 len);
 int roce_wrap(struct srdma_qp *qp, const struct srdma_av *av,
 	      struct sk_buff *skb, u8 opcode, u32 segs);
 int roce_output(struct srdma_qp *qp, struct sk_buff *skb, u32 pkts);

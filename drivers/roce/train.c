@@ -133,27 +133,6 @@ static bool roce_train_fits(const struct roce_train *t, u32 len)
 	       t->len + len <= t->max_bytes;
 }
 
-/* @len bytes of our own at the end of @t's fragments, or NULL. */
-static void *roce_train_piece(struct roce_train *t, u32 len)
-{
-	struct sk_buff *skb = t->skb;
-	int i = skb_shinfo(skb)->nr_frags;
-	struct page *page;
-	void *buf;
-
-	if (i == MAX_SKB_FRAGS)
-		return NULL;
-	buf = netdev_alloc_frag(len);
-	if (!buf)
-		return NULL;
-	page = virt_to_head_page(buf);
-	skb_fill_page_desc(skb, i, page, buf - page_address(page), len);
-	skb->len += len;
-	skb->data_len += len;
-	skb->truesize += len;
-	return buf;
-}
-
 /* The next packet of @len bytes, at @bth, its ICRC at @icrc, is in. */
 static void roce_train_count(struct roce_train *t, u32 len, void *bth,
 			     void *icrc)
@@ -180,7 +159,7 @@ void *roce_train_add(struct roce_train *t, u32 len)
 
 	if (!roce_train_fits(t, len))
 		return NULL;
-	buf = roce_train_piece(t, len);
+	buf = roce_skb_add_frag(t->skb, len);
 	if (buf)
 		roce_train_count(t, len, buf, buf + len - ROCE_ICRC_BYTES);
 	return buf;
@@ -235,7 +214,7 @@ void *roce_train_add_lent(struct roce_train *t, struct srdma_qp *qp,
 	/* a lent packet's payload fills whole words: only full packets */
 	if (!roce_train_fits(t, len) || paylen & 3)
 		return NULL;
-	buf = roce_train_piece(t, lead + hdr_len);
+	buf = roce_skb_add_frag(t->skb, lead + hdr_len);
 	if (!buf)
 		return NULL;
 	/* roce_lend_piece() keeps a fragment free for what follows */
@@ -269,7 +248,7 @@ int roce_train_finish(struct srdma_qp *qp, struct roce_train *t)
 	if (!t->lent)
 		return 0;
 	/* lent packets are full ones: no pad */
-	tail = roce_train_piece(t, ROCE_ICRC_BYTES);
+	tail = roce_skb_add_frag(t->skb, ROCE_ICRC_BYTES);
 	if (!tail)
 		return -ENOMEM;
 	t->icrc[t->n - 1] = tail;
